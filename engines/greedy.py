@@ -1,0 +1,66 @@
+"""Greedy engine: one ply of look-ahead plus a check of the opponent's replies.
+
+In order of preference it plays: a move that wins at once; a move after which the opponent has no
+winning reply (and that does not hand the opponent a line itself), the best of them by
+``evaluation.line_balance``; failing that, the best move that does not lose on the spot; failing that,
+any move. Ties are broken by the seeded generator.
+``python -m engines.greedy N PLAYER BOARD SECONDS [--seed S]``.
+"""
+
+from __future__ import annotations
+
+from engines.evaluation import line_balance
+from engines.protocol import Request, Rng, run
+from harness.games.betsy import Move, Position
+
+# Move classes, best first.
+_WINS, _SAFE, _ALLOWS_WIN, _LOSES = range(4)
+
+
+def _opponent_can_win(position: Position) -> bool:
+    """Whether the side to move in ``position`` has a move that wins at once."""
+    mover = position.turn
+    for reply in position.legal_moves():
+        position.push(reply)
+        winner = position.winner()
+        position.pop()
+        if winner == mover:
+            return True
+    return False
+
+
+def choose_move(position: Position, rng: Rng) -> Move:
+    """The greedy choice described in the module docstring."""
+    me = position.turn
+    best_class = _LOSES + 1
+    best_score = 0
+    best: list[Move] = []
+    for move in position.legal_moves():
+        position.push(move)
+        winner = position.winner()
+        if winner == me:
+            move_class, score = _WINS, 0
+        elif winner is not None:
+            move_class, score = _LOSES, 0
+        else:
+            move_class = _ALLOWS_WIN if _opponent_can_win(position) else _SAFE
+            score = line_balance(position, me)
+        position.pop()
+        if move_class < best_class or (move_class == best_class and score > best_score):
+            best_class, best_score, best = move_class, score, [move]
+        elif move_class == best_class and score == best_score:
+            best.append(move)
+    return rng.choice(best)
+
+
+def _choose(request: Request) -> Move:
+    return choose_move(request.position, Rng(request.seed))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    return run("greedy", _choose, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

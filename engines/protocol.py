@@ -1,0 +1,179 @@
+"""Wire I/O shared by our engines: read ``N PLAYER BOARD SECONDS [--option value ...]``, print the
+answer ``MOVE NEWBOARD`` as the last line of stdout.
+
+Every engine process starts afresh for each move, so this module and everything it imports stays
+light: no argparse, no typing, no random (see Rng).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+
+from harness.games.betsy import Move, Position, PositionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+STARTED = time.monotonic()
+"""When this engine process began importing, for time budgets that include start-up."""
+
+
+class UsageError(ValueError):
+    """Bad command-line arguments; the message names the argument and the fix."""
+
+
+class Rng:
+    """SplitMix64: a tiny seedable generator, identical on every platform and Python version.
+
+    The stdlib's random module costs ~6 ms of import per process, i.e. per move.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is None:
+            seed = time.time_ns() ^ (os.getpid() << 32)
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next64(self) -> int:
+        """The next 64-bit output."""
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def random(self) -> float:
+        """A float in [0, 1)."""
+        return (self.next64() >> 11) * (1.0 / 9007199254740992.0)
+
+    def randrange(self, stop: int) -> int:
+        """An int in [0, stop), without modulo bias."""
+        if stop <= 0:
+            raise ValueError(f"randrange needs stop > 0, got {stop}")
+        limit = (1 << 64) - (1 << 64) % stop
+        while True:
+            value = self.next64()
+            if value < limit:
+                return value % stop
+
+    def choice(self, items: Sequence[Move]) -> Move:
+        """One item, uniformly."""
+        return items[self.randrange(len(items))]
+
+
+class Request:
+    """One call of an engine: the position to move in, the time limit and the engine's options."""
+
+    __slots__ = ("position", "seconds", "options")
+
+    def __init__(self, position: Position, seconds: float, options: dict[str, int | float | bool]):
+        self.position = position
+        """The position, side to move included."""
+        self.seconds = seconds
+        """The move's time limit in seconds."""
+        self.options = options
+        """Option values by name (only those given)."""
+
+    @property
+    def seed(self) -> int | None:
+        """``--seed``, if given."""
+        value = self.options.get("seed")
+        return None if value is None else int(value)
+
+
+def parse_seconds(text: str) -> float:
+    """The SECONDS argument: a positive number (``5`` or ``0.5``)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise UsageError(f"invalid time limit {text!r}: give a positive number of seconds") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise UsageError(f"invalid time limit {text!r}: give a positive number of seconds")
+    return seconds
+
+
+def parse_request(
+    argv: Sequence[str], options: dict[str, type] | None = None
+) -> Request:
+    """Parse ``N PLAYER BOARD SECONDS`` and ``--name value`` options (anywhere, or ``--name=value``).
+
+    ``options`` maps option names to ``int``, ``float`` or ``bool`` (a flag without a value).
+    """
+    known = {"seed": int, **(options or {})}
+    positional: list[str] = []
+    values: dict[str, int | float | bool] = {}
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if not arg.startswith("--") or arg == "--":
+            positional.append(arg)
+            continue
+        name, has_value, value = arg[2:].partition("=")
+        kind = known.get(name)
+        if kind is None:
+            choices = ", ".join("--" + key for key in known)
+            raise UsageError(f"unknown option --{name}: the options are {choices}")
+        if kind is bool:
+            if has_value:
+                raise UsageError(f"option --{name} takes no value")
+            values[name] = True
+            continue
+        if not has_value:
+            if i >= len(args):
+                raise UsageError(f"option --{name} needs a value")
+            value = args[i]
+            i += 1
+        try:
+            values[name] = kind(value)
+        except ValueError:
+            raise UsageError(
+                f"invalid value {value!r} for --{name}: expected {'a whole number' if kind is int else 'a number'}"
+            ) from None
+    if len(positional) != 4:
+        raise UsageError(
+            f"expected 4 arguments N PLAYER BOARD SECONDS, got {len(positional)}"
+            + (f": {' '.join(positional)}" if positional else "")
+        )
+    n_text, player, board, seconds_text = positional
+    try:
+        position = Position.from_text(n_text, player, board)
+    except PositionError as error:
+        raise UsageError(str(error)) from None
+    return Request(position, parse_seconds(seconds_text), values)
+
+
+def format_answer(position: Position, move: Move) -> str:
+    """The answer line ``MOVE NEWBOARD`` for ``move`` played in ``position``."""
+    position.push(move)
+    board = position.board()
+    position.pop()
+    return f"{move} {board}"
+
+
+def run(
+    prog: str,
+    choose: Callable[[Request], Move],
+    argv: Sequence[str] | None = None,
+    options: dict[str, type] | None = None,
+) -> int:
+    """An engine's ``main``: parse, choose, print the answer line; exit 2 on bad arguments."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in ("-h", "--help"):
+        extra = "".join(f" [--{name} {kind.__name__.upper()}]" for name, kind in (options or {}).items())
+        print(f"usage: {prog} N PLAYER BOARD SECONDS [--seed SEED]{extra}")
+        return 0
+    try:
+        request = parse_request(args, options)
+    except UsageError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    move = choose(request)
+    print(format_answer(request.position, move), flush=True)
+    return 0

@@ -1,0 +1,24 @@
+"""Random engine: a uniformly random legal move. ``python -m engines.random_mover N PLAYER BOARD SECONDS``."""
+
+from __future__ import annotations
+
+from engines.protocol import Request, Rng, run
+from harness.games.betsy import Move, Position
+
+
+def choose_move(position: Position, rng: Rng) -> Move:
+    """A legal move drawn uniformly."""
+    return rng.choice(position.legal_moves())
+
+
+def _choose(request: Request) -> Move:
+    return choose_move(request.position, Rng(request.seed))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    return run("random_mover", _choose, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""The per-move engine protocol: the argv of one call, and the parsing of what the engine printed.
+
+Pure functions, no processes: the referee feeds them what it read. See ../shared/RULES.md.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.games.betsy import Move, Position
+
+
+class Verdict(str, enum.Enum):
+    """How one engine call ended. Anything but OK loses the game for that engine."""
+
+    OK = "ok"
+    TIME = "time"
+    """Still running at the deadline with no answer."""
+    NO_ANSWER = "no-answer"
+    """Exited without a well-formed answer (crash, garbage, silence)."""
+    OUTPUT_LIMIT = "output-limit"
+    """Printed more than the output cap."""
+    ILLEGAL_MOVE = "illegal-move"
+    """A move that is not legal in the position."""
+    BOARD_MISMATCH = "board-mismatch"
+    """A board that is not the result of the move."""
+    FAILED_TO_START = "failed-to-start"
+    """The program could not be started."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# A well-formed answer: two tokens, a signed whole number and a board of . x o. Range, legality and
+# board length are judged afterwards, so a wrong board is a board-mismatch rather than "no answer".
+_ANSWER = re.compile(r"\s*([+-]?\d+)\s+([.xo]+)\s*")
+
+
+def format_seconds(seconds: float, allow_fractional: bool = False) -> str:
+    """The SECONDS argument: a whole number unless fractions are allowed.
+
+    Many existing programs parse it with ``int()``, so a whole limit is printed as ``5``, not ``5.0``.
+    """
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"time limit must be a positive number of seconds, got {seconds!r}")
+    if float(seconds).is_integer():
+        return str(int(seconds))
+    if not allow_fractional:
+        raise ValueError(
+            f"time limit {seconds!r} is not a whole number of seconds; use a whole number, or allow "
+            f"fractions (allow_fractional_time: true) if every engine accepts them"
+        )
+    return repr(float(seconds))
+
+
+def engine_argv(
+    command: Sequence[str],
+    position: Position,
+    seconds: float,
+    allow_fractional: bool = False,
+) -> list[str]:
+    """``PROGRAM N PLAYER BOARD SECONDS`` for one move."""
+    return [
+        *command,
+        str(position.n),
+        position.player,
+        position.board(),
+        format_seconds(seconds, allow_fractional),
+    ]
+
+
+def parse_answer_line(line: str) -> tuple[Move, str] | None:
+    """``(move, board)`` if ``line`` is a well-formed ``MOVE BOARD`` line, else None."""
+    match = _ANSWER.fullmatch(line)
+    if match is None:
+        return None
+    return int(match.group(1)), match.group(2)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The engine's answer found in its output."""
+
+    move: Move
+    """The move as printed."""
+    board: str
+    """The board as printed."""
+    line_number: int
+    """1-based index of the answer line among the complete lines read."""
+    lines_after: int
+    """Non-blank lines printed after the answer (tolerated, reported as a warning)."""
+
+
+def find_answer(lines: Sequence[str]) -> Answer | None:
+    """The last well-formed ``MOVE BOARD`` line of ``lines`` (complete lines only), or None."""
+    for index in range(len(lines) - 1, -1, -1):
+        parsed = parse_answer_line(lines[index])
+        if parsed is not None:
+            after = sum(1 for line in lines[index + 1:] if line.strip())
+            return Answer(parsed[0], parsed[1], index + 1, after)
+    return None
+
+
+def answer_warnings(answer: Answer, exit_status: int | None) -> list[str]:
+    """Protocol warnings for an accepted answer: prose after it, a failing exit after it."""
+    warnings = []
+    if answer.lines_after:
+        plural = "s" if answer.lines_after > 1 else ""
+        warnings.append(
+            f"{answer.lines_after} line{plural} printed after the answer "
+            f"(the answer should be the last line)"
+        )
+    if exit_status is not None and exit_status != 0:
+        if exit_status < 0:
+            warnings.append(f"killed by signal {-exit_status} after answering")
+        else:
+            warnings.append(f"exited with status {exit_status} after answering")
+    return warnings
+
+
+def check_answer(position: Position, move: Move, board: str) -> tuple[Verdict, str]:
+    """Judge an answer against the rules: (OK, "") or (ILLEGAL_MOVE | BOARD_MISMATCH, why)."""
+    reason = position.illegal_reason(move)
+    if reason is not None:
+        return Verdict.ILLEGAL_MOVE, f"{reason} (position {position.n} {position.player} {position.board()})"
+    expected = position.after(move).board()
+    if board != expected:
+        return Verdict.BOARD_MISMATCH, f"move {move} gives {expected}, but the engine printed {board}"
+    return Verdict.OK, ""
+
+
+def decode_lines(data: bytes, ended_by_exit: bool) -> list[str]:
+    """Complete lines of raw output as text: UTF-8 with replacement, ``\\r`` stripped.
+
+    A last fragment without a newline counts only if the program ended it by exiting
+    (``ended_by_exit``); a line cut off by the referee's kill does not count.
+    """
+    text = data.decode("utf-8", errors="replace")
+    parts = text.split("\n")
+    last = parts.pop()
+    if ended_by_exit and last:
+        parts.append(last)
+    return [part.rstrip("\r") for part in parts]

@@ -1,0 +1,35 @@
+# Sourced by scripts/arena and scripts/test: make sure .venv exists and is current, then set $VENV_PY.
+# The venv is (re)built when it is missing or older than pyproject.toml. It is made with the real
+# interpreter behind any pyenv/asdf shim, so engine subprocesses never pay for a shell shim.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.installed"
+VENV_PY="$VENV/bin/python"
+
+find_python() {
+    local candidate real
+    for candidate in "${PYTHON:-}" python3 python; do
+        [ -n "$candidate" ] || continue
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        real="$("$candidate" -c 'import sys; assert sys.version_info >= (3, 10); print(sys.executable)' 2>/dev/null)" || continue
+        [ -n "$real" ] && { echo "$real"; return 0; }
+    done
+    echo "error: Python >= 3.10 not found; install it or set PYTHON=/path/to/python3" >&2
+    return 2
+}
+
+if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
+    PY="$(find_python)"
+    echo "setting up $VENV with $PY ..." >&2
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV"
+    LOG="$VENV/install.log"
+    if ! { "$VENV_PY" -m pip install --disable-pip-version-check --upgrade pip \
+           && "$VENV_PY" -m pip install --disable-pip-version-check -e "$ROOT[test]"; } >"$LOG" 2>&1; then
+        tail -n 25 "$LOG" >&2
+        echo "error: installing the project into $VENV failed (full log: $LOG); fix the cause and rerun" >&2
+        exit 2
+    fi
+    touch "$STAMP"
+fi
