@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+if __name__ == "__main__" and not __package__:  # run as a file: import engines.* from the project root
+    import os
+    import sys
+
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 from engines.protocol import Request, Rng, run
 from harness.games.betsy import Move, Position
 

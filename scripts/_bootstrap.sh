@@ -33,3 +33,7 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     fi
     touch "$STAMP"
 fi
+# Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.
+if [ -n "$(find "$ROOT/harness" "$ROOT/engines" -name '*.py' -newer "$STAMP" -print -quit)" ]; then
+    "$VENV_PY" -m compileall -q "$ROOT/harness" "$ROOT/engines" >/dev/null && touch "$STAMP"
+fi

@@ -1,0 +1,25 @@
+"""Shared test helpers: run real engine programs as subprocesses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_BOARD = "...x..o.ox.oxxxoxo"
+"""The seed's Figure 1(a), n = 3."""
+TYPO_BOARD = "...x..o.ox.oxxxo.o"
+"""The seed's first command example: a floating pebble in column 2."""
+
+
+def run_program(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run a program to completion, capturing text output."""
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+@pytest.fixture
+def python() -> str:
+    return sys.executable
