@@ -62,14 +62,16 @@ def engine_argv(
     position: Position,
     seconds: float,
     allow_fractional: bool = False,
+    extra_args: Sequence[str] = (),
 ) -> list[str]:
-    """``PROGRAM N PLAYER BOARD SECONDS`` for one move."""
+    """``PROGRAM N PLAYER BOARD SECONDS`` for one move, then any engine-specific ``extra_args``."""
     return [
         *command,
         str(position.n),
         position.player,
         position.board(),
         format_seconds(seconds, allow_fractional),
+        *extra_args,
     ]
 
 

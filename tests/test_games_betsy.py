@@ -9,8 +9,7 @@ playouts for other sizes.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +19,7 @@ from harness.games.betsy import (
     BLUE,
     PLAYERS,
     RED,
+    WIN_PRIORITIES,
     Outcome,
     Position,
     PositionError,
@@ -30,6 +30,9 @@ from harness.games.betsy import (
     parse_n,
     parse_player,
 )
+
+if TYPE_CHECKING:
+    from harness.games.betsy import WinPriority
 
 FIGURE_1A = "...x..o.ox.oxxxoxo"
 """The seed's Figure 1(a), n = 3, red (o) to move."""
@@ -62,7 +65,7 @@ def slow_parse(n: int, board: str) -> Columns:
 def slow_board(n: int, columns: Columns) -> str:
     """The top-first row-major board string of ``columns``."""
     height = n + 3
-    chars = []
+    chars: list[str] = []
     for row in range(height):
         level = height - 1 - row
         for c in range(n):
@@ -90,43 +93,43 @@ def slow_apply(columns: Columns, move: int, player: str) -> Columns:
     return result
 
 
-def slow_has_line(n: int, columns: Columns, player: str) -> bool:
-    """Whether ``player`` fills a row, a column's top n cells or a diagonal of the top n rows."""
+def slow_line_owners(n: int, columns: Columns) -> set[str]:
+    """The colours that fill a row, a column's top n cells or a diagonal of the top n rows."""
+    # grid[r][c]: top row first, as on the wire; only the top n rows count.
+    grid = [
+        [columns[c][n + 2 - r] if n + 2 - r < len(columns[c]) else "." for c in range(n)]
+        for r in range(n)
+    ]
+    lines = list(grid)
+    lines += [[grid[r][c] for r in range(n)] for c in range(n)]
+    lines.append([grid[i][i] for i in range(n)])
+    lines.append([grid[i][n - 1 - i] for i in range(n)])
+    return {line[0] for line in lines if line[0] != "." and line.count(line[0]) == n}
 
-    def cell(c: int, top_row: int) -> str:
-        level = n + 2 - top_row
-        return columns[c][level] if level < len(columns[c]) else "."
 
-    lines: list[list[str]] = []
-    lines += [[cell(c, r) for c in range(n)] for r in range(n)]
-    lines += [[cell(c, r) for r in range(n)] for c in range(n)]
-    lines.append([cell(i, i) for i in range(n)])
-    lines.append([cell(n - 1 - i, i) for i in range(n)])
-    return any(all(char == player for char in line) for line in lines)
-
-
-def slow_winner(n: int, columns: Columns, mover: str, priority: str) -> str | None:
+def slow_winner(owners: set[str], mover: str, priority: str) -> str | None:
     """The winner after ``mover``'s move: the mover's lines first, or blue's under ``blue`` priority."""
-    other = "o" if mover == "x" else "x"
-    order = [mover, other] if priority == "mover" else ["x", "o"]
+    order = [mover, other(mover)] if priority == "mover" else ["x", "o"]
     for player in order:
-        if slow_has_line(n, columns, player):
+        if player in owners:
             return player
     return None
 
 
 def colour_letter(colour: int | None) -> str | None:
+    """The wire letter of a winner, or None."""
     return None if colour is None else PLAYERS[colour]
 
 
 def other(player: str) -> str:
+    """The opponent's letter."""
     return "o" if player == "x" else "x"
 
 
-def random_position(n: int, seed: int, plies: int, priority: str = "mover") -> Position:
+def random_position(n: int, seed: int, plies: int, priority: WinPriority = "mover") -> Position:
     """The position after ``plies`` random legal moves from the empty board (lines are ignored)."""
     rng = random.Random(seed)
-    position = initial_position(n, priority)  # type: ignore[arg-type]
+    position = initial_position(n, priority)
     for _ in range(plies):
         position.push(rng.choice(position.legal_moves()))
     return position
@@ -140,8 +143,8 @@ def column_of(position: Position, c: int) -> str:
 
 def check_against_slow(
     position: Position, blue_priority: Position, columns: Columns, keys: dict[tuple[str, str], int]
-) -> list[tuple[str, str, str | None]]:
-    """Compare every move of ``position`` with the slow rules; return (board, side, mover winner) per move.
+) -> list[tuple[str, str, set[str]]]:
+    """Compare every move of ``position`` with the slow rules; return (board, side, line owners) per move.
 
     ``position`` has mover priority and ``blue_priority`` is the same position under blue priority.
     ``keys`` collects the key of every (board, side) seen and fails on any disagreement.
@@ -154,23 +157,25 @@ def check_against_slow(
     assert [m for m in range(-n - 1, n + 2) if position.is_legal(m)] == sorted(moves)
     assert all(position.illegal_reason(m) is None for m in moves)
     before = (position.board(), list(position.heights), position.turn, position.key())
-    children = []
+    children: list[tuple[str, str, set[str]]] = []
     for move in moves:
         child = slow_apply(columns, move, player)
         child_board = slow_board(n, child)
-        mover_winner = slow_winner(n, child, player, "mover")
-        blue_winner = slow_winner(n, child, player, "blue")
+        owners = slow_line_owners(n, child)
+        mover_winner = slow_winner(owners, player, "mover")
+        blue_winner = slow_winner(owners, player, "blue")
         for fast, expected in ((position, mover_winner), (blue_priority, blue_winner)):
             fast.push(move)
-            assert fast.board() == child_board, (position.board(), player, move)
+            if fast is position:
+                assert fast.board() == child_board, (position.board(), player, move)
             assert colour_letter(fast.winner()) == expected, (position.board(), player, move)
             assert colour_letter(fast.winner_after_push(move)) == expected, (child_board, move)
             child_key = fast.key()
             fast.pop()
         state = (child_board, other(player))
         assert keys.setdefault(state, child_key) == child_key
-        children.append((child_board, other(player), mover_winner))
-    assert (position.board(), position.heights, position.turn, position.key()) == tuple(before)
+        children.append((child_board, other(player), owners))
+    assert (position.board(), position.heights, position.turn, position.key()) == before
     return children
 
 
@@ -188,6 +193,7 @@ def test_figure_1_sequence_ends_with_red_rotation_win_and_exact_boards() -> None
         (-1, "x..x..oooxoooxxxxo"),
     ]
     for ply, (move, expected_board) in enumerate(steps, start=1):
+        assert position.player == "oxoxo"[ply - 1]
         assert position.is_legal(move)
         position = position.after(move)
         assert position.board() == expected_board
@@ -206,11 +212,11 @@ def test_figure_1_sequence_ends_with_red_rotation_win_and_exact_boards() -> None
 def test_figure_1_sequence_agrees_with_slow_rules() -> None:
     columns = slow_parse(3, FIGURE_1A)
     player = "o"
-    winners = []
+    winners: list[str | None] = []
     for move in (2, -1, 2, 1, -1):
         assert move in slow_legal_moves(3, columns, player)
         columns = slow_apply(columns, move, player)
-        winners.append(slow_winner(3, columns, player, "mover"))
+        winners.append(slow_winner(slow_line_owners(3, columns), player, "mover"))
         player = other(player)
     assert slow_board(3, columns) == "x..x..oooxoooxxxxo"
     assert winners == [None, None, None, None, "o"]
@@ -273,7 +279,7 @@ def test_board_problem_names_pebble_counts_when_a_colour_has_too_many() -> None:
         "too many red pebbles: 3 o on the board, but each colour has only 2 for n = 1"
     )
     # n = 3: ten blue pebbles, one more than the supply of 9.
-    board = "..." + "xx." + "xxo" + "xoo" + "xoo" + "xoo"
+    board = "..." + "..." + "xxx" + "xxx" + "xxx" + "xoo"
     assert board_problem(3, board) == (
         "too many blue pebbles: 10 x on the board, but each colour has only 9 for n = 3"
     )
@@ -297,7 +303,7 @@ def test_parse_player_accepts_x_and_o_only() -> None:
 def test_parse_n_accepts_whole_numbers_from_1() -> None:
     assert parse_n("1") == 1
     assert parse_n("12") == 12
-    for text in ("0", "-3", "three", "3.5", ""):
+    for text in ("0", "-3", "three", "3.5", "", "1_0", " 3", "+3", "\u0663"):
         with pytest.raises(PositionError) as info:
             parse_n(text)
         assert str(info.value) == f"invalid board size {text!r}: n must be a whole number >= 1"
@@ -306,7 +312,7 @@ def test_parse_n_accepts_whole_numbers_from_1() -> None:
 def test_parse_move_reads_drops_and_rotations_and_rejects_other_text() -> None:
     assert parse_move("3") == 3
     assert parse_move("-2") == -2
-    for text in ("a", "", "1.0", "--1"):
+    for text in ("a", "", "1.0", "--1", "1_0", " 3", "-", "\u0663"):
         with pytest.raises(PositionError) as info:
             parse_move(text)
         assert str(info.value) == (
@@ -404,8 +410,8 @@ def test_rotation_of_one_colour_column_is_legal_and_leaves_board_unchanged() -> 
 
 def test_rotation_moves_bottom_pebble_to_top_of_column() -> None:
     position = Position.from_text("3", "x", FIGURE_1A)
-    assert position.after(-1).board() == "...o..x.ooooxxxxxo"
-    assert position.after(-3).board() == "...x..o.ox.xxxooxo"
+    assert position.after(-1).board() == "...o..x.oo.oxxxxxo"
+    assert position.after(-3).board() == "...x..o.ox.oxxooxx"
     assert position.after(-2).board() == FIGURE_1A  # column 2 is x x
 
 
@@ -430,7 +436,7 @@ def test_exhausted_supply_forbids_drops_but_allows_rotations() -> None:
     assert red.illegal_reason(1) == "cannot drop into column 1: it is full"
     blue = Position(3, board, BLUE)
     assert blue.legal_moves() == [2, 3, -1, -2, -3]
-    assert blue.after(3).board() == "x.." + "ox." + "xox" + "ooo" + "xxx" + "ooo"
+    assert blue.after(3).board() == "x.." + "oxx" + "xoo" + "ooo" + "xxx" + "ooo"
 
 
 def test_illegal_reason_names_out_of_range_and_non_integer_moves() -> None:
@@ -471,8 +477,8 @@ def test_rotation_completing_lines_of_both_colours_is_won_by_blue_under_blue_pri
     assert after.outcome() == Outcome(BLUE, top_row)
     assert after.winner_after_push(-1) == BLUE
     # Blue making the same rotation wins under either priority.
-    for priority in ("mover", "blue"):
-        blue_moves = Position(3, BOTH_LINES_BEFORE, BLUE, priority)  # type: ignore[arg-type]
+    for priority in WIN_PRIORITIES:
+        blue_moves = Position(3, BOTH_LINES_BEFORE, BLUE, priority)
         assert blue_moves.after(-1).winner() == BLUE
         assert blue_moves.after(-1).winner_after_push(-1) == BLUE
 
@@ -480,8 +486,17 @@ def test_rotation_completing_lines_of_both_colours_is_won_by_blue_under_blue_pri
 def test_both_colour_lines_agree_with_slow_rules() -> None:
     columns = slow_apply(slow_parse(3, BOTH_LINES_BEFORE), -1, "o")
     assert slow_board(3, columns) == BOTH_LINES_AFTER
-    assert slow_winner(3, columns, "o", "mover") == "o"
-    assert slow_winner(3, columns, "o", "blue") == "x"
+    assert slow_line_owners(3, columns) == {"x", "o"}
+    assert slow_winner({"x", "o"}, "o", "mover") == "o"
+    assert slow_winner({"x", "o"}, "o", "blue") == "x"
+    keys: dict[tuple[str, str], int] = {}
+    for player in "xo":
+        position = Position.from_text("3", player, BOTH_LINES_BEFORE)
+        blue_priority = Position.from_text("3", player, BOTH_LINES_BEFORE, "blue")
+        children = check_against_slow(
+            position, blue_priority, slow_parse(3, BOTH_LINES_BEFORE), keys
+        )
+        assert children[0] == (BOTH_LINES_AFTER, other(player), {"x", "o"})
 
 
 def test_pop_returns_touched_column_and_restores_position() -> None:
@@ -509,45 +524,257 @@ def test_text_forms_of_a_position() -> None:
 # --- exhaustive cross-check against the slow rules ---------------------------------------------------------
 
 
-def enumerate_and_check(n: int, plies: int) -> tuple[int, int, int]:
-    """Check every position within ``plies`` plies of the empty board; return (positions, wins, seconds)."""
+def enumerate_and_check(n: int, plies: int) -> list[tuple[int, int, int]]:
+    """Check every position within ``plies`` plies of the empty board against the slow rules.
+
+    Positions are deduplicated by (board, side to move) and won positions are not expanded; every
+    move of every other position is checked, so moves up to ply ``plies + 1`` are covered. Returns,
+    per depth, (new positions, how many of them are won, how many have lines of both colours); the
+    list is shorter than ``plies + 1`` when no new position is reachable.
+    """
     keys: dict[tuple[str, str], int] = {}
     empty = "." * (n * (n + 3))
     frontier: list[tuple[str, str]] = [(empty, "x")]
-    seen: set[tuple[str, str]] = {(empty, "x")}
-    won: set[tuple[str, str]] = set()
-    start = time.perf_counter()
+    owners_of: dict[tuple[str, str], set[str]] = {(empty, "x"): set()}
+    counts: list[tuple[int, int, int]] = []
     for depth in range(plies + 1):
+        if not frontier:
+            break
         next_frontier: list[tuple[str, str]] = []
         for board, player in frontier:
-            if (board, player) in won:
+            parent = Position.from_text(str(n), player, board)
+            assert keys.setdefault((board, player), parent.key()) == parent.key()
+            if owners_of[board, player]:
+                # Won: its lines were checked as its parent's move; the game is over.
                 continue
-            position = Position.from_text(str(n), player, board)
+            assert parent.outcome() is None
             blue_priority = Position.from_text(str(n), player, board, "blue")
-            assert keys.setdefault((board, player), position.key()) == position.key()
-            assert position.outcome() is None
-            children = check_against_slow(position, blue_priority, slow_parse(n, board), keys)
+            children = check_against_slow(parent, blue_priority, slow_parse(n, board), keys)
             if depth == plies:
                 continue
-            for child_board, child_player, winner in children:
+            for child_board, child_player, owners in children:
                 state = (child_board, child_player)
-                if state not in seen:
-                    seen.add(state)
-                    if winner is not None:
-                        won.add(state)
+                if state not in owners_of:
+                    owners_of[state] = owners
                     next_frontier.append(state)
+        won = [owners_of[state] for state in frontier if owners_of[state]]
+        counts.append((len(frontier), len(won), sum(len(owners) == 2 for owners in won)))
         frontier = next_frontier
     # Keys are equal exactly when (board, side to move) are.
     assert len(set(keys.values())) == len(keys)
-    return len(seen), len(won), round(time.perf_counter() - start)
+    return counts
 
 
-def test_every_position_within_7_plies_n3_matches_slow_rules() -> None:
-    positions, wins, _ = enumerate_and_check(3, 7)
-    assert positions > 1000
-    assert wins >= 0
+def test_every_position_within_10_plies_n3_matches_slow_rules() -> None:
+    # Per depth: new (board, side) positions, won ones, ones with lines of both colours.
+    assert enumerate_and_check(3, 10) == [
+        (1, 0, 0), (3, 0, 0), (12, 0, 0), (39, 0, 0), (117, 0, 0), (307, 0, 0), (809, 0, 0),
+        (1943, 3, 0), (4729, 27, 0), (10263, 240, 0), (21351, 822, 0),
+    ]
 
 
-def test_every_position_within_5_plies_n4_matches_slow_rules() -> None:
-    positions, wins, _ = enumerate_and_check(4, 5)
-    assert positions > 1000
+def test_every_position_within_8_plies_n4_matches_slow_rules() -> None:
+    # No line this early for n = 4: even a column line needs a full column of 7 pebbles.
+    assert enumerate_and_check(4, 8) == [
+        (1, 0, 0), (4, 0, 0), (20, 0, 0), (78, 0, 0), (278, 0, 0), (838, 0, 0), (2522, 0, 0),
+        (6785, 0, 0), (18636, 0, 0),
+    ]
+
+
+def test_every_reachable_position_n1_matches_slow_rules() -> None:
+    # The whole game: no new position after depth 9.
+    assert enumerate_and_check(1, 100) == [
+        (1, 0, 0), (1, 0, 0), (2, 0, 0), (3, 0, 0), (5, 1, 0), (3, 1, 0), (3, 1, 0), (3, 1, 0),
+        (2, 1, 0), (2, 1, 0),
+    ]
+
+
+def test_every_reachable_position_n2_matches_slow_rules() -> None:
+    # The whole game: 3419 positions, no new one after depth 13.
+    assert enumerate_and_check(2, 100) == [
+        (1, 0, 0), (2, 0, 0), (6, 0, 0), (15, 0, 0), (36, 0, 0), (78, 0, 0), (173, 4, 0),
+        (337, 30, 0), (595, 101, 0), (829, 291, 0), (863, 440, 0), (446, 246, 0), (36, 22, 0),
+        (2, 2, 0),
+    ]
+
+
+# --- random playouts against the slow rules ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_random_playouts_match_slow_rules_under_both_priorities(n: int) -> None:
+    """300 seeded random games of up to 60 plies, stopped at a line.
+
+    Every position's legal moves and every played move are compared; all moves are compared every
+    eighth ply and wherever the side to move has no pebble in hand.
+    """
+    rng = random.Random(2024 + n)
+    keys: dict[tuple[str, str], int] = {}
+    exhausted = wins = 0
+    for _ in range(300):
+        position = initial_position(n)
+        blue_priority = initial_position(n, "blue")
+        columns: Columns = [[] for _ in range(n)]
+        for ply in range(60):
+            player = position.player
+            moves = slow_legal_moves(n, columns, player)
+            assert position.legal_moves() == moves
+            assert blue_priority.legal_moves() == moves
+            if position.pebbles_in_hand(position.turn) == 0:
+                exhausted += 1
+                assert all(move < 0 for move in moves)
+                assert not any(position.is_legal(c) for c in range(1, n + 1))
+                check_against_slow(position, blue_priority, columns, keys)
+            elif ply % 8 == 0:
+                check_against_slow(position, blue_priority, columns, keys)
+            move = rng.choice(moves)
+            columns = slow_apply(columns, move, player)
+            board = slow_board(n, columns)
+            owners = slow_line_owners(n, columns)
+            for fast, priority in ((position, "mover"), (blue_priority, "blue")):
+                fast.push(move)
+                assert fast.board() == board
+                expected = slow_winner(owners, player, priority)
+                assert colour_letter(fast.winner()) == expected
+                assert colour_letter(fast.winner_after_push(move)) == expected
+            assert keys.setdefault((board, other(player)), position.key()) == position.key()
+            assert blue_priority.key() == position.key()
+            if owners:
+                wins += 1
+                break
+    assert len(set(keys.values())) == len(keys)
+    if n <= 5:
+        # Long games at small n run a colour out of pebbles; at n = 8, 60 plies cannot (supply 44).
+        assert exhausted > 0
+        assert wins > 0
+
+
+# --- properties over random positions ------------------------------------------------------------------
+
+SIZES = st.integers(min_value=1, max_value=8)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+PLIES = st.integers(min_value=0, max_value=80)
+PROPERTY_SETTINGS = settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@PROPERTY_SETTINGS
+@given(n=SIZES, seed=SEEDS, plies=PLIES)
+def test_rotating_a_column_as_often_as_its_pebbles_restores_the_board(
+    n: int, seed: int, plies: int
+) -> None:
+    position = random_position(n, seed, plies)
+    board, turn = position.board(), position.turn
+    for c in range(1, n + 1):
+        pebbles = position.heights[c - 1]
+        for _ in range(pebbles):
+            position.push(-c)
+        assert position.board() == board
+        assert position.turn == (turn + pebbles) % 2
+        turn = position.turn
+
+
+@PROPERTY_SETTINGS
+@given(n=SIZES, seed=SEEDS, plies=PLIES)
+def test_rotation_preserves_counts_and_cycles_only_its_column(n: int, seed: int, plies: int) -> None:
+    position = random_position(n, seed, plies)
+    board = position.board()
+    for move in position.legal_moves():
+        if move > 0:
+            continue
+        child = position.after(move)
+        new_board = child.board()
+        assert (new_board.count("x"), new_board.count("o")) == (board.count("x"), board.count("o"))
+        assert child.heights == position.heights
+        column = column_of(position, -move)
+        assert column_of(child, -move) == column[1:] + column[:1]
+        for c in range(1, n + 1):
+            if c != -move:
+                assert column_of(child, c) == column_of(position, c)
+
+
+@PROPERTY_SETTINGS
+@given(n=SIZES, seed=SEEDS, plies=PLIES)
+def test_drop_adds_exactly_one_pebble_of_the_mover_on_top_of_its_column(
+    n: int, seed: int, plies: int
+) -> None:
+    position = random_position(n, seed, plies)
+    board = position.board()
+    mover = position.player
+    for move in position.legal_moves():
+        if move < 0:
+            continue
+        child = position.after(move)
+        height = position.heights[move - 1]
+        index = (n + 2 - height) * n + move - 1
+        assert board[index] == "."
+        assert child.board() == board[:index] + mover + board[index + 1:]
+        assert child.heights[move - 1] == height + 1
+        assert child.pebbles_in_hand(position.turn) == position.pebbles_in_hand(position.turn) - 1
+
+
+@PROPERTY_SETTINGS
+@given(n=SIZES, seed=SEEDS, plies=PLIES)
+def test_push_then_pop_restores_board_heights_turn_and_key(n: int, seed: int, plies: int) -> None:
+    position = random_position(n, seed, plies)
+    before = (position.board(), list(position.heights), position.turn, position.key())
+    for move in position.legal_moves():
+        position.push(move)
+        assert position.key() != before[3]
+        position.pop()
+        assert (position.board(), position.heights, position.turn, position.key()) == before
+    # Two plies deep, undone in reverse order.
+    for first in position.legal_moves():
+        position.push(first)
+        for second in position.legal_moves():
+            position.push(second)
+            position.pop()
+        position.pop()
+        assert (position.board(), position.heights, position.turn, position.key()) == before
+
+
+@PROPERTY_SETTINGS
+@given(
+    n=SIZES,
+    seeds=st.tuples(SEEDS, SEEDS),
+    plies=st.tuples(st.integers(0, 12), st.integers(0, 12)),
+)
+def test_keys_are_equal_exactly_when_board_and_side_to_move_are(
+    n: int, seeds: tuple[int, int], plies: tuple[int, int]
+) -> None:
+    # Short games from few seeds collide often (same board, same or other side to move).
+    a = random_position(n, seeds[0] % 4, plies[0])
+    b = random_position(n, seeds[1] % 4, plies[1])
+    same = (a.board(), a.turn) == (b.board(), b.turn)
+    assert (a.key() == b.key()) is same
+    assert (a == b) is same
+    flipped = Position(n, a.board(), a.turn ^ 1)
+    assert flipped.key() != a.key()
+    assert Position(n, a.board(), a.turn).key() == a.key()
+
+
+@PROPERTY_SETTINGS
+@given(n=SIZES, seed=SEEDS, plies=PLIES, priority=st.sampled_from(WIN_PRIORITIES))
+def test_from_text_round_trips_board_and_copy_is_independent(
+    n: int, seed: int, plies: int, priority: WinPriority
+) -> None:
+    position = random_position(n, seed, plies, priority)
+    parsed = Position.from_text(str(n), position.player, position.board(), priority)
+    assert parsed.board() == position.board()
+    assert parsed.key() == position.key()
+    assert parsed.heights == position.heights
+    assert parsed.masks == position.masks
+    assert parsed.win_priority == priority
+    copy = position.copy()
+    assert copy.key() == position.key()
+    assert copy.win_priority == priority
+    board, key = position.board(), position.key()
+    moves = copy.legal_moves()
+    copy.push(moves[0])
+    copy.push(copy.legal_moves()[-1])
+    assert (position.board(), position.key()) == (board, key)
+    position.push(moves[-1])
+    copy.pop()
+    copy.pop()
+    assert (copy.board(), copy.key()) == (board, key)

@@ -107,24 +107,20 @@ def parse_player(text: str) -> Colour:
 
 def parse_n(text: str) -> int:
     """The board size from command-line text: a whole number >= 1."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise PositionError(f"invalid board size {text!r}: n must be a whole number >= 1") from None
-    if n < 1:
+    # Plain ASCII digits only: int() would also take "1_0", " 3" or non-Latin digits.
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise PositionError(f"invalid board size {text!r}: n must be a whole number >= 1")
-    return n
+    return int(text)
 
 
 def parse_move(text: str) -> Move:
     """A move's text (``"3"``, ``"-2"``) as an int; range is checked by ``Position.is_legal``."""
-    try:
-        move = int(text)
-    except ValueError:
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()):
         raise PositionError(
             f"invalid move {text!r}: use c to drop into column c, or -c to rotate column c"
-        ) from None
-    return move
+        )
+    return int(text)
 
 
 def board_problem(n: int, board: str) -> str | None:
