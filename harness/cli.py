@@ -12,6 +12,10 @@ import typer
 from harness.errors import HarnessError, UsageError
 from harness.games.betsy import PLAYERS, Position, PositionError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from harness.match import GameRecord, MoveRecord
+
 app = typer.Typer(
     name="arena",
     help="Betsy Arena: tournaments, validation and engines for the board game Betsy.",
@@ -79,6 +83,90 @@ def moves(
         effect = "game goes on" if winner is None else f"{winner} wins"
         kind = "drop  " if move > 0 else "rotate"
         typer.echo(f"{move:>{width}}  {kind} {abs(move):<{len(str(n))}}  {child_board}  {effect}")
+
+
+def _check_time(seconds: float, allow_fractional: bool) -> None:
+    from harness.protocol import format_seconds
+
+    try:
+        format_seconds(seconds, allow_fractional)
+    except ValueError as error:
+        raise UsageError(f"invalid --time: {error}".replace("allow_fractional_time: true",
+                                                            "--allow-fractional-time")) from None
+
+
+def _print_move(record: GameRecord, move: MoveRecord, position: Position) -> None:
+    seconds = f"{move.seconds:.2f} s"
+    action = f"drops into column {move.move}" if (move.move or 0) > 0 else f"rotates column {-(move.move or 0)}"
+    typer.echo(f"{move.ply:>4}. {move.player} {move.engine}: {action} ({seconds})")
+    for warning in move.warnings:
+        typer.echo(f"      warning: {warning}")
+    for row in str(position).splitlines():
+        typer.echo("        " + " ".join(row))
+
+
+@app.command()
+def match(
+    engine_x: Annotated[str, typer.Argument(help="Blue in game 1: a built-in name or a command.")],
+    engine_o: Annotated[str, typer.Argument(help="Red in game 1: a built-in name or a command.")],
+    n: Annotated[int, typer.Option("--n", help="Board size.")] = 5,
+    time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
+    games: Annotated[int, typer.Option("--games", help="Games to play; colours alternate.")] = 1,
+    max_plies: Annotated[int, typer.Option("--max-plies", help="Draw after this many moves.")] = 200,
+    win_priority: Annotated[
+        str, typer.Option(help="Whose lines count first when a move completes both: mover or blue.")
+    ] = "mover",
+    grace: Annotated[float, typer.Option(help="Seconds past the limit allowed for start-up and exit.")] = 0.5,
+    allow_fractional_time: Annotated[
+        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one game record per line (JSON Lines).")] = False,
+) -> None:
+    """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
+    from harness.engines import resolve_engine
+    from harness.match import play_game
+    from harness.referee import Limits
+
+    def prepare() -> tuple[object, object, Limits]:
+        if n < 1:
+            raise UsageError(f"invalid --n {n}: the board size must be at least 1")
+        if games < 1:
+            raise UsageError(f"invalid --games {games}: play at least one game")
+        if max_plies < 1:
+            raise UsageError(f"invalid --max-plies {max_plies}: must be at least 1")
+        if win_priority not in ("mover", "blue"):
+            raise UsageError(f"invalid --win-priority {win_priority!r}: use mover or blue")
+        if not grace >= 0:
+            raise UsageError(f"invalid --grace {grace}: must be a number of seconds >= 0")
+        _check_time(time, allow_fractional_time)
+        first, second = resolve_engine(engine_x), resolve_engine(engine_o)
+        return first, second, Limits(grace=grace, allow_fractional_time=allow_fractional_time)
+
+    first, second, limits = _guard(prepare)
+    scores = {0: 0.0, 1: 0.0}
+    for game in range(games):
+        swap = game % 2 == 1
+        x, o = (second, first) if swap else (first, second)
+        if not as_json:
+            typer.echo(f"game {game + 1}: {x.name} (x) vs {o.name} (o), n = {n}, {time:g} s per move")  # type: ignore[attr-defined]
+        record = play_game(
+            x, o, n, time, max_plies=max_plies, win_priority=win_priority,  # type: ignore[arg-type]
+            limits=limits, on_move=None if as_json else _print_move,
+        )
+        points = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(record.result, (0.5, 0.5))
+        scores[0] += points[1] if swap else points[0]
+        scores[1] += points[0] if swap else points[1]
+        if as_json:
+            typer.echo(json.dumps(record.to_json()))
+        else:
+            typer.echo(f"result: {record.result} ({record.reason})")
+            if record.fault is not None and (record.fault.stdout_tail or record.fault.stderr_tail):
+                for line in record.fault.stdout_tail[-5:]:
+                    typer.echo(f"  stdout| {line}")
+                for line in record.fault.stderr_tail.splitlines()[-5:]:
+                    typer.echo(f"  stderr| {line}")
+    if not as_json and games > 1:
+        typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")  # type: ignore[attr-defined]
 
 
 def main() -> None:

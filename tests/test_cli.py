@@ -94,3 +94,77 @@ def test_python_m_harness_help_runs(arena: list[str]) -> None:
     result = run_program([sys.executable, "-m", "harness", "--help"])
     assert result.returncode == 0
     assert "moves" in result.stdout
+
+
+def test_match_json_prints_one_record_per_game_with_colours_alternating(arena: list[str]) -> None:
+    result = run_program([*arena, "match", "random", "greedy", "--n", "5", "--time", "1", "--games", "2",
+                          "--json"], timeout=600)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["x"], r["o"]) for r in records] == [("random", "greedy"), ("greedy", "random")]
+    for record in records:
+        assert record["result"] in ("1-0", "0-1", "1/2-1/2")
+        assert record["reason"]
+        assert record["plies"] == len(record["moves"]) > 0
+        assert {m["verdict"] for m in record["moves"]} == {"ok"}
+
+
+def test_match_against_a_hanging_program_ends_at_its_first_move_on_time(
+    arena: list[str], tmp_path: Path
+) -> None:
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\ntime.sleep(600)\n")
+    import time as clock
+
+    started = clock.monotonic()
+    result = run_program([*arena, "match", f"python3 {hang}", "random", "--n", "5", "--time", "1", "--json"])
+    elapsed = clock.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["plies"] == 1
+    assert record["moves"][0]["verdict"] == "time"
+    assert record["result"] == "0-1"
+    # Limit 1 s + grace 0.5 s; the rest is the CLI's own start-up, with a wide margin for load.
+    assert elapsed < 8
+
+
+def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
+    result = run_program([*arena, "match", "greedy", "greedy", "--n", "3", "--time", "1", "--max-plies", "2"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "game 1: greedy (x) vs greedy (o), n = 3, 1 s per move"
+    assert lines[1].startswith("   1. x greedy: drops into column ")
+    assert len(lines[2].split()) == 3  # a drawn board row: three cells
+    assert lines[-1] == "result: 1/2-1/2 (draw: 2 plies without a line)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rnd", "random"], "unknown engine 'rnd': use a built-in (greedy, random) or a command such as "
+                            "'python3 path/betsy.py' or './my_engine'"),
+        (["random", "random", "--time", "0.5"],
+         "invalid --time: time limit 0.5 is not a whole number of seconds; use a whole number, or allow "
+         "fractions (--allow-fractional-time) if every engine accepts them"),
+        (["random", "random", "--n", "0"], "invalid --n 0: the board size must be at least 1"),
+        (["random", "random", "--games", "0"], "invalid --games 0: play at least one game"),
+        (["random", "random", "--win-priority", "red"], "invalid --win-priority 'red': use mover or blue"),
+    ],
+)
+def test_match_bad_input_is_one_line_and_exit_2(arena: list[str], args: list[str], message: str) -> None:
+    result = run_program([*arena, "match", *args])
+    assert result.returncode == 2
+    assert result.stderr == f"arena: error: {message}\n"
+
+
+def test_match_program_without_exec_bit_is_refused_before_the_game(arena: list[str], tmp_path: Path) -> None:
+    program = tmp_path / "engine.py"
+    program.write_text("print('hi')\n")
+    program.chmod(0o644)
+    result = run_program([*arena, "match", str(program), "random"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"arena: error: engine '{program}': {program} is not executable; run chmod +x {program}, or "
+        f"prefix the command with python3 (python3 {program})\n"
+    )

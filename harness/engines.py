@@ -1,0 +1,145 @@
+"""Engine specs: the built-in engines by name, and engine commands checked before any game starts."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import EngineError
+
+ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
+
+BUILTINS: dict[str, str] = {
+    "random": "random_mover",
+    "greedy": "greedy",
+}
+"""Built-in engine name -> module in engines/."""
+
+_PYTHONS = ("python", "python3")
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """An engine as the referee runs it."""
+
+    name: str
+    """Display name, unique within a tournament."""
+    command: tuple[str, ...]
+    """The argv before ``N PLAYER BOARD SECONDS``, with paths made absolute."""
+    program: str | None
+    """The file that identifies the engine (script or executable), absolute; None for a PATH command."""
+    extra_args: tuple[str, ...] = ()
+    """Arguments after the protocol's four (built-in engines' options, e.g. ``--seed 3``)."""
+    builtin: str | None = None
+    """The built-in engine's name, if it is one."""
+
+    @property
+    def display_command(self) -> str:
+        return shlex.join([*self.command, "N", "PLAYER", "BOARD", "SECONDS", *self.extra_args])
+
+
+def builtin_names() -> list[str]:
+    return sorted(BUILTINS)
+
+
+def builtin_engine(
+    builtin: str, options: Mapping[str, object] | None = None, name: str | None = None
+) -> EngineSpec:
+    """A built-in engine, run as ``python engines/<module>.py`` with ``--option value`` arguments."""
+    module = BUILTINS.get(builtin)
+    if module is None:
+        raise EngineError(
+            f"unknown built-in engine {builtin!r}: choose one of {', '.join(builtin_names())}"
+        )
+    script = ENGINES_DIR / f"{module}.py"
+    extra: list[str] = []
+    for key, value in (options or {}).items():
+        flag = "--" + str(key).replace("_", "-")
+        if value is True:
+            extra.append(flag)
+        elif value is not False and value is not None:
+            extra += [flag, str(value)]
+    # The interpreter running the harness, not a shim: engines start once per move.
+    return EngineSpec(name or builtin, (sys.executable, str(script)), str(script), tuple(extra), builtin)
+
+
+def command_engine(command: str, base_dir: Path | None = None, name: str | None = None) -> EngineSpec:
+    """An engine given as a command line; relative paths resolve against ``base_dir``.
+
+    Raises EngineError naming the path and the fix if the program is missing or not executable.
+    """
+    base = (base_dir or Path.cwd()).resolve()
+    label = name or command
+    try:
+        tokens = shlex.split(command)
+    except ValueError as error:
+        raise EngineError(f"engine {label!r}: cannot parse command {command!r}: {error}") from None
+    if not tokens:
+        raise EngineError(f"engine {label!r}: empty command; give a program, e.g. python3 betsy.py")
+
+    def local(token: str) -> Path:
+        return (base / os.path.expanduser(token)).resolve()
+
+    program_path: Path | None = None
+    head = tokens[0]
+    if os.path.basename(head) in _PYTHONS or (os.sep not in head and head.startswith("python")):
+        interpreter = sys.executable if head in _PYTHONS else shutil.which(head)
+        if interpreter is None:
+            raise EngineError(f"engine {label!r}: interpreter {head!r} not found on PATH")
+        script_index = next((i for i, t in enumerate(tokens[1:], 1) if not t.startswith("-")), None)
+        if script_index is None:
+            raise EngineError(
+                f"engine {label!r}: {head} needs a script to run, e.g. {head} betsy.py"
+            )
+        script = local(tokens[script_index])
+        if not script.is_file():
+            raise EngineError(
+                f"engine {label!r}: script {tokens[script_index]!r} not found (looked for {script}); "
+                f"check the path (relative paths start from {base})"
+            )
+        tokens[script_index] = str(script)
+        program_path = script
+    elif os.sep in head or head.startswith("."):
+        path = local(head)
+        if not path.is_file():
+            raise EngineError(
+                f"engine {label!r}: program {head!r} not found (looked for {path}); check the path "
+                f"(relative paths start from {base})"
+            )
+        if not os.access(path, os.X_OK):
+            raise EngineError(
+                f"engine {label!r}: {path} is not executable; run chmod +x {path}, or prefix the "
+                f"command with python3 (python3 {head})"
+            )
+        tokens[0] = str(path)
+        program_path = path
+    else:
+        found = shutil.which(head)
+        if found is None:
+            raise EngineError(
+                f"engine {label!r}: command {head!r} not found on PATH; give a path such as ./{head}"
+            )
+        tokens[0] = found
+        program_path = Path(found)
+    for i in range(1, len(tokens)):
+        token = tokens[i]
+        if not token.startswith("-") and not os.path.isabs(token) and (base / token).exists():
+            tokens[i] = str(local(token))  # the engine runs in a scratch directory
+    return EngineSpec(label, tuple(tokens), str(program_path), (), None)
+
+
+def resolve_engine(text: str, base_dir: Path | None = None) -> EngineSpec:
+    """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``)."""
+    if text in BUILTINS:
+        return builtin_engine(text)
+    if " " not in text.strip() and os.sep not in text and not text.startswith(".") and shutil.which(text) is None:
+        raise EngineError(
+            f"unknown engine {text!r}: use a built-in ({', '.join(builtin_names())}) or a command "
+            f"such as 'python3 path/betsy.py' or './my_engine'"
+        )
+    return command_engine(text, base_dir)

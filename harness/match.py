@@ -1,0 +1,186 @@
+"""One game between two engines: alternate referee calls, adjudicate, record everything."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from harness.engines import EngineSpec
+from harness.games.betsy import PLAYERS, Position, initial_position
+from harness.protocol import Verdict
+from harness.referee import CallResult, Limits, ask
+
+if TYPE_CHECKING:
+    from harness.games.betsy import WinPriority
+
+
+class Termination(str, enum.Enum):
+    """Why a game ended."""
+
+    LINE = "line"
+    """A player completed a line."""
+    FORFEIT = "forfeit"
+    """An engine call ended with a verdict other than ok."""
+    REPETITION = "repetition"
+    """The same board with the same side to move occurred for the third time."""
+    MAX_PLIES = "max-plies"
+    """The ply limit was reached."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One engine call of a game."""
+
+    ply: int
+    """1-based ply number within the game (after the start position)."""
+    player: str
+    """``x`` or ``o``."""
+    engine: str
+    move: int | None
+    """The move played (None when the call failed without a well-formed answer)."""
+    board: str | None
+    """The board after the move (the referee's), or None if no legal move was made."""
+    verdict: str
+    seconds: float
+    warnings: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Evidence kept from the engine call that lost a game by forfeit."""
+
+    engine: str
+    player: str
+    verdict: str
+    detail: str
+    exit_status: int | None
+    stdout_tail: tuple[str, ...]
+    stderr_tail: str
+    argv: tuple[str, ...]
+
+
+@dataclass
+class GameRecord:
+    """Everything about one finished game."""
+
+    x: str
+    """Name of the engine playing blue (moves first from the empty board)."""
+    o: str
+    """Name of the engine playing red."""
+    n: int
+    time: float
+    """Seconds per move."""
+    start_board: str
+    start_player: str
+    max_plies: int
+    win_priority: str
+    moves: list[MoveRecord] = field(default_factory=list)
+    result: str = "*"
+    """``1-0`` (x wins), ``0-1`` (o wins) or ``1/2-1/2``."""
+    winner: str | None = None
+    termination: str = ""
+    reason: str = ""
+    """One line: why the game ended."""
+    fault: Fault | None = None
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["plies"] = self.plies
+        return data
+
+
+MoveCallback = Callable[[GameRecord, MoveRecord, Position], None]
+
+
+def play_game(
+    x: EngineSpec,
+    o: EngineSpec,
+    n: int,
+    seconds: float,
+    *,
+    start: Position | None = None,
+    max_plies: int = 200,
+    win_priority: WinPriority = "mover",
+    limits: Limits = Limits(),
+    on_move: MoveCallback | None = None,
+) -> GameRecord:
+    """Play one game; any engine fault loses the game for that engine and is recorded."""
+    position = start.copy() if start is not None else initial_position(n, win_priority)
+    position.win_priority = win_priority
+    engines = {"x": x, "o": o}
+    record = GameRecord(
+        x.name, o.name, n, seconds, position.board(), position.player, max_plies, win_priority
+    )
+    seen: dict[int, int] = {position.key(): 1}
+    while True:
+        player = position.player
+        engine = engines[player]
+        call = ask(engine.command, position, seconds, limits, engine.extra_args)
+        ply = record.plies + 1
+        if call.verdict is not Verdict.OK:
+            record.moves.append(_move_record(ply, player, engine.name, call, None))
+            _forfeit(record, player, engine.name, call)
+            break
+        assert call.move is not None
+        position.push(call.move)
+        move_record = _move_record(ply, player, engine.name, call, position.board())
+        record.moves.append(move_record)
+        if on_move is not None:
+            on_move(record, move_record, position)
+        outcome = position.outcome()
+        if outcome is not None:
+            winner = PLAYERS[outcome.winner]
+            how = "completes a line" if winner == player else f"completes a line for {winner}"
+            _finish(record, winner, Termination.LINE,
+                    f"{winner} wins: {player} ({engine.name}) {_describe(call.move)} and {how}")
+            break
+        key = position.key()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] >= 3:
+            _finish(record, None, Termination.REPETITION,
+                    "draw: the same board with the same side to move occurred a third time")
+            break
+        if record.plies >= max_plies:
+            _finish(record, None, Termination.MAX_PLIES, f"draw: {max_plies} plies without a line")
+            break
+    return record
+
+
+def _describe(move: int) -> str:
+    return f"drops into column {move}" if move > 0 else f"rotates column {-move}"
+
+
+def _move_record(ply: int, player: str, engine: str, call: CallResult, board: str | None) -> MoveRecord:
+    return MoveRecord(
+        ply, player, engine, call.move if call.ok else None, board, call.verdict.value,
+        round(call.seconds, 4), call.warnings, call.detail,
+    )
+
+
+def _finish(record: GameRecord, winner: str | None, termination: Termination, reason: str) -> None:
+    record.winner = winner
+    record.result = {"x": "1-0", "o": "0-1", None: "1/2-1/2"}[winner]
+    record.termination = termination.value
+    record.reason = reason
+
+
+def _forfeit(record: GameRecord, player: str, engine: str, call: CallResult) -> None:
+    winner = "o" if player == "x" else "x"
+    record.fault = Fault(
+        engine, player, call.verdict.value, call.detail, call.exit_status, call.stdout_tail,
+        call.stderr_tail, call.argv,
+    )
+    _finish(record, winner, Termination.FORFEIT,
+            f"{winner} wins: {player} ({engine}) forfeits by {call.verdict.value}: {call.detail}")
+
+

@@ -1,0 +1,358 @@
+"""One engine call: run the program for one move under supervision and judge what it printed.
+
+The referee is the only authority on rules and time. For each call it:
+- spawns the argv (never a shell) in a new session and process group, stdin from /dev/null, in a
+  scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, no core files,
+  CPU seconds as a backstop);
+- reads stdout and stderr incrementally with a cap, until the program exits or the deadline
+  (time limit + grace, on a monotonic clock from spawn) passes;
+- then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
+- takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from harness.games.betsy import Position
+from harness.protocol import (
+    Verdict,
+    answer_warnings,
+    check_answer,
+    decode_lines,
+    engine_argv,
+    find_answer,
+)
+
+STDOUT_LINES_KEPT = 20
+STDERR_TAIL_BYTES = 4096
+_READ_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one engine call."""
+
+    grace: float = 0.5
+    """Seconds past the time limit allowed for start-up and exit; the deadline is limit + grace."""
+    stdout_bytes: int = 1 << 20
+    """More stdout than this is an output-limit fault."""
+    stderr_bytes: int = 1 << 20
+    """More stderr than this is an output-limit fault (only the tail is kept)."""
+    address_space: int | None = 4 << 30
+    """RLIMIT_AS in bytes per process, or None for no limit."""
+    allow_fractional_time: bool = False
+    """Pass SECONDS with a fraction (e.g. 0.5) instead of requiring whole numbers."""
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one engine call did, judged."""
+
+    verdict: Verdict
+    move: int | None
+    """The answer's move (None without a well-formed answer)."""
+    board: str | None
+    """The answer's board as printed."""
+    seconds: float
+    """Wall time from spawn until the program exited or was stopped."""
+    exit_status: int | None
+    """Exit code; negative for a signal; None if the program never started."""
+    killed: bool
+    """Whether the referee had to kill the program (still running at the deadline or over the cap)."""
+    detail: str
+    """One line explaining a fault (empty when ok)."""
+    argv: tuple[str, ...]
+    stdout_tail: tuple[str, ...] = ()
+    """The last complete stdout lines (up to 20)."""
+    stderr_tail: str = ""
+    """The end of stderr (up to 4 KiB)."""
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    """Protocol warnings that do not lose the game."""
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is Verdict.OK
+
+
+def resolve_interpreter(argv: Sequence[str]) -> list[str]:
+    """Replace a leading ``python``/``python3`` with the real interpreter running the harness.
+
+    A pyenv-style shim is a shell script that costs tens of milliseconds per call.
+    """
+    args = list(argv)
+    if args and args[0] in ("python", "python3"):
+        args[0] = sys.executable
+    return args
+
+
+def _become_subreaper() -> None:
+    """Adopt orphaned grandchildren of engines (Linux), so that they can be reaped here."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+_SUBREAPER_PID: int | None = None
+
+
+def _ensure_subreaper() -> None:
+    global _SUBREAPER_PID
+    if _SUBREAPER_PID != os.getpid():
+        _become_subreaper()
+        _SUBREAPER_PID = os.getpid()
+
+
+def _limit_resources(limits: Limits, cpu_seconds: int) -> None:
+    """Runs in the child between fork and exec."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if limits.address_space is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap_group(pgid: int, timeout: float = 2.0) -> None:
+    """Reap the group's processes that were adopted by this process (see _become_subreaper)."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        except OSError as error:
+            if error.errno == errno.EINTR:
+                continue
+            return
+        if pid == 0:
+            if time.monotonic() > end:
+                return
+            time.sleep(0.002)
+
+
+class _Stream:
+    """Incremental, capped reading of one pipe."""
+
+    __slots__ = ("fd", "data", "total", "cap", "keep_tail", "eof")
+
+    def __init__(self, fd: int, cap: int, keep_tail: int | None) -> None:
+        self.fd = fd
+        self.data = bytearray()
+        self.total = 0
+        self.cap = cap
+        self.keep_tail = keep_tail
+        self.eof = False
+        os.set_blocking(fd, False)
+
+    @property
+    def over_cap(self) -> bool:
+        return self.total > self.cap
+
+    def read_available(self) -> None:
+        """Read whatever the pipe holds now (non-blocking), stopping at EOF or past the cap."""
+        while not self.eof and not self.over_cap:
+            try:
+                chunk = os.read(self.fd, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.eof = True
+                return
+            if not chunk:
+                self.eof = True
+                return
+            self.total += len(chunk)
+            self.data += chunk
+            if self.keep_tail is not None and len(self.data) > 2 * self.keep_tail:
+                del self.data[: len(self.data) - self.keep_tail]
+            elif self.keep_tail is None and self.over_cap:
+                del self.data[self.cap:]
+
+    def tail_text(self) -> str:
+        data = bytes(self.data if self.keep_tail is None else self.data[-self.keep_tail:])
+        return data.decode("utf-8", errors="replace")
+
+
+def ask(
+    command: Sequence[str],
+    position: Position,
+    seconds: float,
+    limits: Limits = Limits(),
+    extra_args: Sequence[str] = (),
+) -> CallResult:
+    """Ask the program ``command`` for a move in ``position`` with ``seconds`` to answer.
+
+    ``extra_args`` follow the protocol's four arguments (options of built-in engines).
+    """
+    argv = resolve_interpreter(
+        engine_argv(command, position, seconds, limits.allow_fractional_time, extra_args)
+    )
+    return run_call(argv, position, seconds, limits)
+
+
+def run_call(argv: list[str], position: Position, seconds: float, limits: Limits) -> CallResult:
+    """Run one prepared argv as an engine call (see ``ask``)."""
+    _ensure_subreaper()
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    cpu_seconds = math.ceil(seconds + limits.grace) + 1
+    scratch = tempfile.mkdtemp(prefix="arena-call-")
+    started = time.monotonic()
+    deadline = started + seconds + limits.grace
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=scratch,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=lambda: _limit_resources(limits, cpu_seconds),
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        shutil.rmtree(scratch, ignore_errors=True)
+        return CallResult(
+            Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None, False,
+            _start_failure(argv, error), tuple(argv),
+        )
+    pgid = process.pid  # start_new_session: the child leads its own group
+    assert process.stdout is not None and process.stderr is not None
+    out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
+    err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
+    exited = False
+    ended = started
+    try:
+        exited = _supervise(process, out, err, deadline)
+        ended = time.monotonic()
+    finally:
+        _kill_group(pgid)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state) process
+            pass
+        _reap_group(pgid)
+        process.stdout.close()
+        process.stderr.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    elapsed = ended - started
+    killed = not exited
+    exit_status = process.returncode if exited else None
+    lines = decode_lines(bytes(out.data), ended_by_exit=exited and out.eof)
+    stdout_tail = tuple(lines[-STDOUT_LINES_KEPT:])
+    stderr_tail = err.tail_text()
+
+    def result(verdict: Verdict, detail: str, answer_move: int | None = None,
+               answer_board: str | None = None, warnings: Sequence[str] = ()) -> CallResult:
+        return CallResult(verdict, answer_move, answer_board, elapsed, process.returncode, killed,
+                          detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings))
+
+    if out.over_cap or err.over_cap:
+        stream, cap = ("stdout", limits.stdout_bytes) if out.over_cap else ("stderr", limits.stderr_bytes)
+        return result(Verdict.OUTPUT_LIMIT, f"printed more than {cap:,} bytes on {stream}; stopped")
+    answer = find_answer(lines)
+    if answer is None:
+        if not exited:
+            return result(
+                Verdict.TIME,
+                f"no answer within {seconds:g} s (+ {limits.grace:g} s grace); killed",
+            )
+        return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, stderr_tail))
+    verdict, detail = check_answer(position, answer.move, answer.board)
+    warnings = answer_warnings(answer, exit_status)
+    if not exited:
+        warnings.append("still running at the deadline; killed (its last answer counts)")
+    return result(verdict, detail, answer.move, answer.board, warnings)
+
+
+def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, deadline: float) -> bool:
+    """Read until the program exits (True) or the deadline passes or output overflows (False)."""
+    selector = selectors.DefaultSelector()
+    pidfd = -1
+    try:
+        selector.register(out.fd, selectors.EVENT_READ, out)
+        selector.register(err.fd, selectors.EVENT_READ, err)
+        if hasattr(os, "pidfd_open"):
+            try:
+                pidfd = os.pidfd_open(process.pid)
+                selector.register(pidfd, selectors.EVENT_READ, None)
+            except OSError:
+                pidfd = -1
+        while True:
+            if process.poll() is not None:
+                # Exited: collect what it left in the pipes, but do not wait for grandchildren.
+                out.read_available()
+                err.read_available()
+                return not (out.over_cap or err.over_cap)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                out.read_available()
+                err.read_available()
+                return False
+            timeout = remaining if pidfd >= 0 else min(remaining, 0.005)
+            for key, _ in selector.select(timeout):
+                stream = key.data
+                if stream is None:
+                    continue
+                stream.read_available()
+                if stream.eof:
+                    selector.unregister(stream.fd)
+                if stream.over_cap:
+                    return False
+    finally:
+        selector.close()
+        if pidfd >= 0:
+            os.close(pidfd)
+
+
+def _start_failure(argv: Sequence[str], error: BaseException) -> str:
+    program = argv[0] if argv else "(empty command)"
+    if isinstance(error, FileNotFoundError):
+        return f"cannot start {program!r}: no such file or command"
+    if isinstance(error, PermissionError):
+        return f"cannot start {program!r}: permission denied (chmod +x {program}, or prefix python3)"
+    if isinstance(error, OSError) and error.errno == errno.ENOEXEC:
+        return f"cannot start {program!r}: not an executable format (add a #! line, or prefix python3)"
+    return f"cannot start {program!r}: {error}"
+
+
+def _no_answer_detail(exit_status: int | None, lines: Sequence[str], stderr_tail: str) -> str:
+    if exit_status is not None and exit_status < 0:
+        how = f"killed by signal {-exit_status}"
+        if -exit_status == signal.SIGXCPU:
+            how += " (CPU time limit)"
+    else:
+        how = f"exited with status {exit_status}"
+    if not lines:
+        what = "printed nothing on stdout"
+    else:
+        what = f"no well-formed 'MOVE BOARD' line; last line: {lines[-1][:120]!r}"
+    last_error = next((line for line in reversed(stderr_tail.splitlines()) if line.strip()), "")
+    hint = f"; stderr: {last_error[:160]}" if last_error else ""
+    return f"{how}, {what}{hint}"

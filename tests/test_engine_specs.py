@@ -1,0 +1,87 @@
+"""Engine specs: built-ins by name, commands checked (missing, no exec bit) before any game."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.engines import ENGINES_DIR, builtin_engine, command_engine, resolve_engine
+from harness.errors import EngineError
+
+
+def test_builtin_runs_its_module_file_with_the_harness_interpreter_and_options() -> None:
+    spec = builtin_engine("greedy", {"seed": 3, "info": True, "quiet": False}, name="g3")
+    assert spec.name == "g3"
+    assert spec.command == (sys.executable, str(ENGINES_DIR / "greedy.py"))
+    assert spec.extra_args == ("--seed", "3", "--info")
+    assert spec.builtin == "greedy"
+
+
+def test_unknown_builtin_lists_the_valid_names() -> None:
+    with pytest.raises(EngineError) as info:
+        builtin_engine("alphabeat")
+    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of greedy, random"
+
+
+def test_python_command_resolves_the_script_against_the_base_dir(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    script = tmp_path / "sub" / "betsy.py"
+    script.write_text("print('hi')\n")
+    spec = command_engine("python3 sub/betsy.py", tmp_path)
+    assert spec.command == ("python3", str(script))
+    assert spec.program == str(script)
+    assert spec.name == "python3 sub/betsy.py"
+
+
+def test_missing_python_script_names_the_path(tmp_path: Path) -> None:
+    with pytest.raises(EngineError) as info:
+        command_engine("python3 nothere.py", tmp_path, name="student")
+    assert str(info.value) == (
+        f"engine 'student': script 'nothere.py' not found (looked for {tmp_path / 'nothere.py'}); "
+        f"check the path (relative paths start from {tmp_path})"
+    )
+
+
+def test_program_without_exec_bit_suggests_chmod_or_python3(tmp_path: Path) -> None:
+    program = tmp_path / "engine.py"
+    program.write_text("#!/usr/bin/env python3\n")
+    os.chmod(program, 0o644)
+    with pytest.raises(EngineError) as info:
+        command_engine("./engine.py", tmp_path, name="student")
+    assert str(info.value) == (
+        f"engine 'student': {program} is not executable; run chmod +x {program}, or prefix the "
+        f"command with python3 (python3 ./engine.py)"
+    )
+
+
+def test_executable_program_is_made_absolute(tmp_path: Path) -> None:
+    program = tmp_path / "engine"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    assert command_engine("./engine --fast", tmp_path).command == (str(program), "--fast")
+
+
+def test_missing_program_names_the_path(tmp_path: Path) -> None:
+    with pytest.raises(EngineError, match=r"program './nothere' not found \(looked for .*nothere\)"):
+        command_engine("./nothere", tmp_path)
+
+
+def test_empty_or_unparsable_command_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EngineError, match="empty command"):
+        command_engine("   ", tmp_path, name="e")
+    with pytest.raises(EngineError, match="cannot parse command"):
+        command_engine("python3 'unclosed", tmp_path, name="e")
+
+
+def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
+    assert resolve_engine("random").builtin == "random"
+    with pytest.raises(EngineError) as info:
+        resolve_engine("rnd")
+    assert str(info.value) == (
+        "unknown engine 'rnd': use a built-in (greedy, random) or a command such as "
+        "'python3 path/betsy.py' or './my_engine'"
+    )
