@@ -12,6 +12,7 @@ The referee is the only authority on rules and time. For each call it:
 
 from __future__ import annotations
 
+import atexit
 import errno
 import math
 import os
@@ -122,12 +123,53 @@ def _ensure_subreaper() -> None:
         _SUBREAPER_PID = os.getpid()
 
 
-def _limit_resources(limits: Limits, cpu_seconds: int) -> None:
-    """Runs in the child between fork and exec."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if limits.address_space is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
+    """Apply the rlimits to the just-started engine (children it forks inherit them).
+
+    prlimit from the parent rather than a preexec_fn: a preexec_fn forces fork() instead of vfork(),
+    which costs milliseconds per call in a large parent process. The engine has had only
+    microseconds to run when the limits land, and the limits are backstops, not the clock.
+    """
+    try:
+        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+        if limits.address_space is not None:
+            resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+    except (ProcessLookupError, PermissionError, ValueError, AttributeError):
+        pass  # already exited, or a platform without prlimit
+
+
+_SCRATCH: dict[int, str] = {}
+
+
+def _scratch_dir() -> str:
+    """This process's scratch working directory for engine calls, empty at each call.
+
+    One directory per harness process, emptied after any call that leaves files in it: cheaper than
+    creating and removing a directory per call, with the same isolation (calls in one process run
+    one at a time).
+    """
+    path = _SCRATCH.get(os.getpid())
+    if path is None or not os.path.isdir(path):
+        path = _SCRATCH[os.getpid()] = tempfile.mkdtemp(prefix="arena-engine-")
+        atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def _empty_dir(path: str) -> None:
+    try:
+        entries = os.listdir(path)
+    except OSError:
+        return
+    for entry in entries:
+        full = os.path.join(path, entry)
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full, ignore_errors=True)
+        else:
+            try:
+                os.unlink(full)
+            except OSError:
+                pass
 
 
 def _kill_group(pgid: int) -> None:
@@ -221,7 +263,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
-    scratch = tempfile.mkdtemp(prefix="arena-call-")
+    scratch = _scratch_dir()
     started = time.monotonic()
     deadline = started + seconds + limits.grace
     try:
@@ -234,14 +276,13 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
             env=env,
             start_new_session=True,
             close_fds=True,
-            preexec_fn=lambda: _limit_resources(limits, cpu_seconds),
         )
     except (OSError, subprocess.SubprocessError) as error:
-        shutil.rmtree(scratch, ignore_errors=True)
         return CallResult(
             Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None, False,
             _start_failure(argv, error), tuple(argv),
         )
+    _limit_resources(process.pid, limits, cpu_seconds)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
@@ -260,7 +301,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
         _reap_group(pgid)
         process.stdout.close()
         process.stderr.close()
-        shutil.rmtree(scratch, ignore_errors=True)
+        _empty_dir(scratch)
     elapsed = ended - started
     killed = not exited
     exit_status = process.returncode if exited else None
