@@ -172,6 +172,40 @@ def _empty_dir(path: str) -> None:
                 pass
 
 
+def _children() -> set[int]:
+    """PIDs of this process's children (Linux /proc; empty elsewhere)."""
+    pids: set[int] = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as file:
+                pids.update(int(pid) for pid in file.read().split())
+    except (OSError, ValueError):
+        pass
+    return pids
+
+
+def _kill_escaped(before: set[int], rounds: int = 50) -> None:
+    """Kill and reap engine descendants that left the process group (setsid) and were adopted.
+
+    This process is a child subreaper, so once the group is dead its escaped descendants are our
+    children; killing one orphans its own children to us, hence the rounds.
+    """
+    for _ in range(rounds):
+        escaped = _children() - before
+        if not escaped:
+            return
+        for pid in escaped:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in escaped:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -264,6 +298,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
     env["PYTHONUNBUFFERED"] = "1"
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
     scratch = _scratch_dir()
+    children_before = _children()
     started = time.monotonic()
     deadline = started + seconds + limits.grace
     try:
@@ -299,13 +334,16 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state) process
             pass
         _reap_group(pgid)
+        _kill_escaped(children_before)
         process.stdout.close()
         process.stderr.close()
         _empty_dir(scratch)
     elapsed = ended - started
     killed = not exited
     exit_status = process.returncode if exited else None
-    lines = decode_lines(bytes(out.data), ended_by_exit=exited and out.eof)
+    # A last line without a newline counts when the program ended it by exiting, even if a
+    # grandchild still held the pipe open.
+    lines = decode_lines(bytes(out.data), ended_by_exit=exited)
     stdout_tail = tuple(lines[-STDOUT_LINES_KEPT:])
     stderr_tail = err.tail_text()
 
@@ -324,7 +362,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
                 Verdict.TIME,
                 f"no answer within {seconds:g} s (+ {limits.grace:g} s grace); killed",
             )
-        return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, stderr_tail))
+        return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, out.total, stderr_tail))
     verdict, detail = check_answer(position, answer.move, answer.board)
     warnings = answer_warnings(answer, exit_status)
     if not exited:
@@ -383,15 +421,19 @@ def _start_failure(argv: Sequence[str], error: BaseException) -> str:
     return f"cannot start {program!r}: {error}"
 
 
-def _no_answer_detail(exit_status: int | None, lines: Sequence[str], stderr_tail: str) -> str:
+def _no_answer_detail(
+    exit_status: int | None, lines: Sequence[str], stdout_bytes: int, stderr_tail: str
+) -> str:
     if exit_status is not None and exit_status < 0:
         how = f"killed by signal {-exit_status}"
         if -exit_status == signal.SIGXCPU:
             how += " (CPU time limit)"
     else:
         how = f"exited with status {exit_status}"
-    if not lines:
+    if not stdout_bytes:
         what = "printed nothing on stdout"
+    elif not lines:
+        what = f"printed {stdout_bytes} bytes on stdout but no complete line"
     else:
         what = f"no well-formed 'MOVE BOARD' line; last line: {lines[-1][:120]!r}"
     last_error = next((line for line in reversed(stderr_tail.splitlines()) if line.strip()), "")
