@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from pathlib import Path
+from typing import Annotated, Optional, TypeVar
 
 import typer
 
@@ -167,6 +168,98 @@ def match(
                     typer.echo(f"  stderr| {line}")
     if not as_json and games > 1:
         typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")  # type: ignore[attr-defined]
+
+
+def _setup_logging(log_path: Path, verbose: bool) -> None:
+    """Log to a file beside the results, and to the console with -v; workers' logs go through the
+    coordinator (multiprocessing-logging), so lines from parallel games never interleave."""
+    import logging
+
+    import multiprocessing_logging
+
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    file_handler = logging.FileHandler(log_path, encoding="utf-8")
+    file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    root.addHandler(file_handler)
+    if verbose:
+        from tqdm.contrib.logging import _TqdmLoggingHandler
+
+        console = _TqdmLoggingHandler()
+        console.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        root.addHandler(console)
+    multiprocessing_logging.install_mp_handler()
+
+
+def _print_report(db: Path, tournament: int | None, fmt: str) -> None:
+    from harness.report import build_report, render_text, to_csv, to_json
+    from harness.store import Store
+
+    if not db.exists():
+        raise UsageError(f"no results database at {db}; run 'arena tournament CONFIG' first or check the path")
+    with Store(db) as store:
+        chosen = tournament if tournament is not None else store.latest_tournament()
+        if chosen is None:
+            raise UsageError(f"{db} holds no tournament yet")
+        if store.latest_tournament() is not None and chosen not in range(1, (store.latest_tournament() or 0) + 1):
+            raise UsageError(f"{db} has no tournament #{chosen}")
+        report = build_report(store, chosen)
+    if fmt == "json":
+        typer.echo(json.dumps(to_json(report)))
+    elif fmt == "csv":
+        typer.echo(to_csv(report), nl=False)
+    else:
+        typer.echo(render_text(report))
+
+
+@app.command()
+def tournament(
+    config: Annotated[Path, typer.Argument(help="Tournament config (YAML).")],
+    db: Annotated[Optional[Path], typer.Option(help="Results database (default results/<name>.sqlite).")] = None,
+    force_new: Annotated[
+        bool, typer.Option("--force-new", help="Start a new tournament even if the config or an engine changed.")
+    ] = False,
+    concurrency: Annotated[Optional[int], typer.Option(help="Games at once (overrides the config).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log each game to the console too.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+) -> None:
+    """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
+    from harness.config import load_config
+    from harness.tournament import default_db_path, run_tournament
+
+    if concurrency is not None and concurrency < 1:
+        raise _fail(f"invalid --concurrency {concurrency}: must be at least 1")
+    loaded = _guard(lambda: load_config(config, concurrency))
+    db_path = db if db is not None else default_db_path(loaded)
+    _setup_logging(db_path.with_suffix(".log"), verbose)
+    try:
+        summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress))
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume",
+                   err=True)
+        raise typer.Exit(130) from None
+    typer.echo(
+        f"{summary.played} games played now, {summary.already_done} already in {db_path}, "
+        f"{summary.scheduled} scheduled" + (f", {summary.failed} failed (see the log)" if summary.failed else "")
+    )
+    typer.echo("")
+    _guard(lambda: _print_report(db_path, summary.tournament, "text"))
+
+
+@app.command()
+def report(
+    db: Annotated[Path, typer.Argument(help="Results database of a tournament.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the ratings table as CSV.")] = False,
+    tournament_id: Annotated[
+        Optional[int], typer.Option("--tournament", help="Tournament number in the database (default: latest).")
+    ] = None,
+) -> None:
+    """Print a tournament's crosstable, ratings, faults and move times."""
+    if as_json and as_csv:
+        raise _fail("give at most one of --json and --csv")
+    _guard(lambda: _print_report(db, tournament_id, "json" if as_json else "csv" if as_csv else "text"))
 
 
 def main() -> None:

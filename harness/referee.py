@@ -140,6 +140,14 @@ def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
 
 
 _SCRATCH: dict[int, str] = {}
+_CURRENT_GROUP: int | None = None
+"""Process group of the call in progress in this process, for kill_current_call."""
+
+
+def kill_current_call() -> None:
+    """Kill the engine call in progress, if any (for signal handlers of processes about to exit)."""
+    if _CURRENT_GROUP is not None:
+        _kill_group(_CURRENT_GROUP)
 
 
 def _scratch_dir() -> str:
@@ -317,8 +325,9 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
             Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None, False,
             _start_failure(argv, error), tuple(argv),
         )
+    global _CURRENT_GROUP
     _limit_resources(process.pid, limits, cpu_seconds)
-    pgid = process.pid  # start_new_session: the child leads its own group
+    pgid = _CURRENT_GROUP = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
     err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
@@ -335,6 +344,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
             pass
         _reap_group(pgid)
         _kill_escaped(children_before)
+        _CURRENT_GROUP = None
         process.stdout.close()
         process.stderr.close()
         _empty_dir(scratch)

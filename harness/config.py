@@ -1,0 +1,326 @@
+"""Tournament configs: YAML -> a typed, checked TournamentConfig.
+
+Every problem is reported with the file, the dotted key, what was expected and what was found, and
+unknown names list the valid choices. The schema is a pydantic model (strict: YAML already gives
+typed values, so "5" for a number is a mistake to report, not to coerce); its errors are reworded here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+import yaml
+
+from harness.engines import BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
+from harness.errors import ConfigError, EngineError
+from harness.games.betsy import Position, PositionError, board_problem, geometry
+from harness.protocol import format_seconds
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class _Strict(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _Openings(_Strict):
+    plies: int = pydantic.Field(2, ge=0)
+    seed: int = 1
+    file: str | None = None
+
+
+class _Engine(_Strict):
+    name: str
+    builtin: str | None = None
+    command: str | None = None
+    options: dict[str, str | int | float | bool] = pydantic.Field(default_factory=dict)
+
+
+class _Tournament(_Strict):
+    name: str
+    game: Literal["betsy"] = "betsy"
+    n: list[pydantic.PositiveInt] = pydantic.Field(default_factory=lambda: [5], min_length=1)
+    time: float = pydantic.Field(1.0, gt=0)
+    allow_fractional_time: bool = False
+    grace: float = pydantic.Field(0.5, ge=0)
+    max_plies: int = pydantic.Field(200, ge=1)
+    win_priority: Literal["mover", "blue"] = "mover"
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    rounds: int = pydantic.Field(2, ge=1)
+    openings: _Openings = pydantic.Field(default_factory=_Openings)
+    concurrency: int | None = pydantic.Field(None, ge=1)
+    engines: list[_Engine] = pydantic.Field(min_length=2)
+
+    @pydantic.field_validator("n", mode="before")
+    @classmethod
+    def _one_or_more(cls, value: object) -> object:
+        return [value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A start position for a round."""
+
+    board: str
+    player: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked tournament config. Field meanings are those of the YAML keys (see README)."""
+
+    name: str
+    """Names the tournament and, by default, its results file results/<name>.sqlite."""
+    game: str
+    n: tuple[int, ...]
+    """Board sizes; every pairing plays at each."""
+    time: float
+    """Seconds per move."""
+    allow_fractional_time: bool
+    grace: float
+    max_plies: int
+    win_priority: Literal["mover", "blue"]
+    format: Literal["round-robin", "gauntlet"]
+    rounds: int
+    """Per pairing and n; each round is one opening played twice, colours swapped."""
+    openings_plies: int
+    openings_seed: int
+    openings_file: str | None
+    """Absolute path of a file of start positions, if given."""
+    concurrency: int
+    """Games played at once."""
+    engines: tuple[EngineSpec, ...]
+    path: str = ""
+    """The config file."""
+    opening_positions: dict[int, tuple[Opening, ...]] = field(default_factory=dict)
+    """Openings read from openings_file, by n."""
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that decides the games' outcome (not concurrency or file location)."""
+        return {
+            "name": self.name, "game": self.game, "n": list(self.n), "time": self.time,
+            "allow_fractional_time": self.allow_fractional_time, "grace": self.grace,
+            "max_plies": self.max_plies, "win_priority": self.win_priority, "format": self.format,
+            "rounds": self.rounds,
+            "openings": {"plies": self.openings_plies, "seed": self.openings_seed,
+                         "file": self.openings_file,
+                         "positions": {str(n): [f"{o.player} {o.board}" for o in ops]
+                                       for n, ops in sorted(self.opening_positions.items())}},
+            "engines": [{"name": e.name, "command": list(e.command), "extra_args": list(e.extra_args)}
+                        for e in self.engines],
+        }
+
+    def fingerprint_hash(self) -> str:
+        text = json.dumps(self.fingerprint(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+_TYPE_WORDS = {
+    "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+    "float_type": "a number", "float_parsing": "a number", "string_type": "text",
+    "bool_type": "true or false", "list_type": "a list", "dict_type": "a mapping (key: value)",
+    "model_type": "a mapping (key: value)", "model_attributes_type": "a mapping (key: value)",
+}
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+    return text
+
+
+def _keys_of(model: type[pydantic.BaseModel]) -> str:
+    return ", ".join(model.model_fields)
+
+
+def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:
+    model: type[pydantic.BaseModel] = _Tournament
+    for part in loc:
+        if part == "engines":
+            model = _Engine
+        elif part == "openings":
+            model = _Openings
+    return model
+
+
+def _describe(error: Any) -> str:
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    got = error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        parent = loc[:-1]
+        where = f"{_dotted(parent)}: " if parent else ""
+        return f"{where}unknown key {loc[-1]!r}; valid keys: {_keys_of(_model_at(parent))}"
+    if kind == "missing":
+        parent = loc[:-1]
+        where = f"{_dotted(parent)}: " if parent else ""
+        return f"{where}missing required key {loc[-1]!r}"
+    key = _dotted(loc)
+    if kind == "literal_error":
+        return f"{key}: expected one of {ctx.get('expected')}, got {got!r}"
+    if kind in ("greater_than_equal", "greater_than"):
+        bound = ctx.get("ge", ctx.get("gt"))
+        op = ">=" if kind == "greater_than_equal" else ">"
+        return f"{key}: expected a number {op} {bound}, got {got!r}"
+    if kind == "too_short":
+        return f"{key}: expected at least {ctx.get('min_length')} entries, got {len(got or [])}"
+    if kind in _TYPE_WORDS:
+        return f"{key}: expected {_TYPE_WORDS[kind]}, got {got!r}"
+    if kind == "union_type" or kind.endswith("_type"):
+        return f"{key}: unexpected value {got!r} ({error['msg']})"
+    return f"{key}: {error['msg']}, got {got!r}"
+
+
+def _fail(path: Path, problems: list[str]) -> ConfigError:
+    if len(problems) == 1:
+        return ConfigError(f"{path}: {problems[0]}")
+    return ConfigError(f"{path}: {len(problems)} problems: " + "; ".join(problems))
+
+
+def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
+    """Read and check a tournament config; raises ConfigError naming every problem."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: config file not found; check the path") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{file}: cannot read the config: {error}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{file}: not valid YAML{where}: {problem}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"{file}: expected a mapping of keys (name:, engines:, ...), got {type(raw).__name__}"
+        )
+    try:
+        model = _Tournament.model_validate(raw)
+    except pydantic.ValidationError as error:
+        raise _fail(file, [_describe(e) for e in error.errors()]) from None
+    return _resolve(model, file, concurrency)
+
+
+def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
+    problems: list[str] = []
+    base = file.resolve().parent
+    if not _NAME.fullmatch(model.name):
+        problems.append(
+            f"name: expected letters, digits, '_', '.' or '-' (it names the results file), "
+            f"got {model.name!r}"
+        )
+    if not model.allow_fractional_time:
+        try:
+            format_seconds(model.time)
+        except ValueError:
+            problems.append(
+                f"time: expected a whole number of seconds (or set allow_fractional_time: true), "
+                f"got {model.time!r}"
+            )
+    specs: list[EngineSpec] = []
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(model.engines):
+        key = f"engines[{index}]"
+        if entry.name in seen:
+            problems.append(f"{key}.name: duplicate engine name {entry.name!r} (also engines[{seen[entry.name]}])")
+        seen.setdefault(entry.name, index)
+        if (entry.builtin is None) == (entry.command is None):
+            problems.append(f"{key}: give exactly one of builtin or command")
+            continue
+        try:
+            if entry.builtin is not None:
+                if entry.builtin not in BUILTINS:
+                    problems.append(
+                        f"{key}.builtin: unknown built-in engine {entry.builtin!r}; expected one of "
+                        f"{', '.join(builtin_names())}"
+                    )
+                    continue
+                specs.append(builtin_engine(entry.builtin, entry.options, entry.name))
+            else:
+                if entry.options:
+                    problems.append(f"{key}.options: options are for built-in engines; put them in the command")
+                    continue
+                assert entry.command is not None
+                specs.append(command_engine(entry.command, base, entry.name))
+        except EngineError as error:
+            problems.append(f"{key}.{'builtin' if entry.builtin else 'command'}: {error}")
+    openings_file: str | None = None
+    positions: dict[int, tuple[Opening, ...]] = {}
+    if model.openings.file is not None:
+        opening_path = (base / model.openings.file).resolve()
+        openings_file = str(opening_path)
+        try:
+            positions = read_openings(opening_path)
+        except ConfigError as error:
+            problems.append(f"openings.file: {error}")
+        else:
+            missing = [n for n in model.n if n not in positions]
+            if missing:
+                problems.append(
+                    f"openings.file: no opening for n = {', '.join(map(str, missing))} in {opening_path}"
+                )
+    if problems:
+        raise _fail(file, problems)
+    return TournamentConfig(
+        name=model.name,
+        game=model.game,
+        n=tuple(model.n),
+        time=model.time,
+        allow_fractional_time=model.allow_fractional_time,
+        grace=model.grace,
+        max_plies=model.max_plies,
+        win_priority=model.win_priority,
+        format=model.format,
+        rounds=model.rounds,
+        openings_plies=model.openings.plies,
+        openings_seed=model.openings.seed,
+        openings_file=openings_file,
+        concurrency=concurrency or model.concurrency or os.cpu_count() or 1,
+        engines=tuple(specs),
+        path=str(file),
+        opening_positions=positions,
+    )
+
+
+def read_openings(path: Path) -> dict[int, tuple[Opening, ...]]:
+    """Start positions, one per line as ``N PLAYER BOARD`` (``#`` starts a comment)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    found: dict[int, list[Opening]] = {}
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        parts = text.split()
+        if len(parts) != 3:
+            raise ConfigError(f"{path} line {number}: expected 'N PLAYER BOARD', got {text!r}")
+        try:
+            position = Position.from_text(parts[0], parts[1], parts[2])
+        except PositionError as error:
+            raise ConfigError(f"{path} line {number}: {error}") from None
+        if position.winner() is not None:
+            raise ConfigError(f"{path} line {number}: the game is already over in this position")
+        found.setdefault(position.n, []).append(Opening(position.board(), position.player))
+    if not found:
+        raise ConfigError(f"{path} holds no positions")
+    return {n: tuple(openings) for n, openings in found.items()}
+
+
+__all__ = ["TournamentConfig", "Opening", "load_config", "read_openings", "board_problem", "geometry"]

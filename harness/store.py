@@ -1,0 +1,275 @@
+"""Tournament results in SQLite: one transaction per finished game, so no finished game is ever lost.
+
+The database (WAL mode, synchronous=FULL) holds tournaments with their config snapshot, engines with
+their command and the SHA-256 of their program file, games with every GameRecord field, and moves.
+Running the same config against the same database resumes it: finished games are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness.config import TournamentConfig
+from harness.errors import ConfigError
+from harness.match import GameRecord
+from harness.schedule import ScheduledGame
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    config_path TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS engines (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    name TEXT NOT NULL,
+    command TEXT NOT NULL,
+    program TEXT,
+    sha256 TEXT,
+    PRIMARY KEY (tournament_id, name)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    game_id TEXT NOT NULL,
+    pair_key TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    x TEXT NOT NULL,
+    o TEXT NOT NULL,
+    time REAL NOT NULL,
+    max_plies INTEGER NOT NULL,
+    win_priority TEXT NOT NULL,
+    start_board TEXT NOT NULL,
+    start_player TEXT NOT NULL,
+    result TEXT NOT NULL,
+    winner TEXT,
+    termination TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    plies INTEGER NOT NULL,
+    fault_json TEXT,
+    finished_at TEXT NOT NULL,
+    UNIQUE (tournament_id, game_id)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game INTEGER NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    move INTEGER,
+    board TEXT,
+    verdict TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    warnings_json TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (game, ply)
+);
+"""
+
+
+def file_sha256(path: str | None) -> str | None:
+    """SHA-256 of a program file, or None when there is no file to hash."""
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            for chunk in iter(lambda: file.read(1 << 16), b""):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A finished game as read back from the store."""
+
+    game_id: str
+    pair_key: str
+    round: int
+    n: int
+    x: str
+    o: str
+    result: str
+    winner: str | None
+    termination: str
+    reason: str
+    plies: int
+    fault: dict[str, Any] | None
+
+
+class Store:
+    """One results database."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute("PRAGMA synchronous=FULL")
+        self.connection.execute("PRAGMA foreign_keys=ON")
+        self.connection.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- tournaments ----------------------------------------------------------------------------
+
+    def latest_tournament(self, name: str | None = None) -> int | None:
+        if name is None:
+            row = self.connection.execute("SELECT max(id) FROM tournaments").fetchone()
+        else:
+            row = self.connection.execute(
+                "SELECT max(id) FROM tournaments WHERE name = ?", (name,)
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def open_tournament(self, config: TournamentConfig, force_new: bool = False) -> int:
+        """The tournament to (re)run for ``config``: the existing one if unchanged, else refuse.
+
+        A changed config or engine file is refused with ConfigError unless ``force_new``, which starts
+        a new tournament in the same database (earlier results are kept).
+        """
+        existing = self.latest_tournament(config.name)
+        if existing is not None and not force_new:
+            self._check_unchanged(existing, config)
+            return existing
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (config.name, json.dumps(config.fingerprint(), sort_keys=True),
+                 config.fingerprint_hash(), config.path, now),
+            )
+            tournament = int(cursor.lastrowid or 0)
+            cursor.executemany(
+                "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)",
+                [(tournament, e.name, e.display_command, e.program, file_sha256(e.program))
+                 for e in config.engines],
+            )
+        return tournament
+
+    def _check_unchanged(self, tournament: int, config: TournamentConfig) -> None:
+        stored_json, stored_hash = self.connection.execute(
+            "SELECT config_json, config_hash FROM tournaments WHERE id = ?", (tournament,)
+        ).fetchone()
+        fix = (
+            f"run with --force-new to start a new tournament in {self.path} (earlier results are "
+            f"kept), or give another --db"
+        )
+        if stored_hash != config.fingerprint_hash():
+            stored = json.loads(stored_json)
+            current = config.fingerprint()
+            changed = sorted(key for key in set(stored) | set(current) if stored.get(key) != current.get(key))
+            raise ConfigError(
+                f"{self.path} holds tournament {config.name!r} with a different config "
+                f"(changed: {', '.join(changed)}); {fix}"
+            )
+        stored_engines = {
+            name: (program, sha) for name, program, sha in self.connection.execute(
+                "SELECT name, program, sha256 FROM engines WHERE tournament_id = ?", (tournament,)
+            )
+        }
+        for engine in config.engines:
+            program, sha = stored_engines.get(engine.name, (None, None))
+            if sha != file_sha256(engine.program):
+                raise ConfigError(
+                    f"engine {engine.name!r} changed since tournament {config.name!r} started in "
+                    f"{self.path} (the SHA-256 of {engine.program} differs); {fix}"
+                )
+
+    # --- games ----------------------------------------------------------------------------------
+
+    def done_game_ids(self, tournament: int) -> set[str]:
+        return {row[0] for row in self.connection.execute(
+            "SELECT game_id FROM games WHERE tournament_id = ?", (tournament,)
+        )}
+
+    def save_game(self, tournament: int, game: ScheduledGame, record: GameRecord) -> bool:
+        """Write one finished game and its moves in one transaction; False if it was already there."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        fault = None if record.fault is None else json.dumps(record.to_json()["fault"])
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT OR IGNORE INTO games (tournament_id, game_id, pair_key, round, n, x, o, time, "
+                "max_plies, win_priority, start_board, start_player, result, winner, termination, "
+                "reason, plies, fault_json, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (tournament, game.game_id, game.pair_key, game.round, record.n, record.x, record.o,
+                 record.time, record.max_plies, record.win_priority, record.start_board,
+                 record.start_player, record.result, record.winner, record.termination,
+                 record.reason, record.plies, fault, now),
+            )
+            if cursor.rowcount == 0:
+                return False
+            row_id = cursor.lastrowid
+            cursor.executemany(
+                "INSERT INTO moves (game, ply, player, engine, move, board, verdict, seconds, "
+                "warnings_json, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(row_id, m.ply, m.player, m.engine, m.move, m.board, m.verdict, m.seconds,
+                  json.dumps(list(m.warnings)), m.detail) for m in record.moves],
+            )
+        return True
+
+    def games(self, tournament: int) -> list[StoredGame]:
+        rows = self.connection.execute(
+            "SELECT game_id, pair_key, round, n, x, o, result, winner, termination, reason, plies, "
+            "fault_json FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+        ).fetchall()
+        return [StoredGame(*row[:11], None if row[11] is None else json.loads(row[11])) for row in rows]
+
+    def engine_names(self, tournament: int) -> list[str]:
+        return [row[0] for row in self.connection.execute(
+            "SELECT name FROM engines WHERE tournament_id = ? ORDER BY rowid", (tournament,)
+        )]
+
+    def tournament_info(self, tournament: int) -> dict[str, Any]:
+        name, config_json, created = self.connection.execute(
+            "SELECT name, config_json, created_at FROM tournaments WHERE id = ?", (tournament,)
+        ).fetchone()
+        return {"id": tournament, "name": name, "config": json.loads(config_json), "created_at": created}
+
+    def move_times(self, tournament: int) -> dict[str, tuple[int, float, float]]:
+        """Per engine: (moves, mean seconds, max seconds) over its calls."""
+        rows = self.connection.execute(
+            "SELECT m.engine, count(*), avg(m.seconds), max(m.seconds) FROM moves m "
+            "JOIN games g ON g.id = m.game WHERE g.tournament_id = ? GROUP BY m.engine",
+            (tournament,),
+        ).fetchall()
+        return {name: (count, mean, peak) for name, count, mean, peak in rows}
+
+    def integrity_ok(self) -> bool:
+        return self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, connection: sqlite3.Connection) -> None:
+            self.connection = connection
+
+        def __enter__(self) -> sqlite3.Cursor:
+            self.connection.execute("BEGIN IMMEDIATE")
+            return self.connection.cursor()
+
+        def __exit__(self, kind: object, *rest: object) -> None:
+            self.connection.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+    def _transaction(self) -> Store._Tx:
+        return Store._Tx(self.connection)

@@ -1,0 +1,231 @@
+"""Drive a tournament: schedule, play games in a local process pool, store each result as it comes.
+
+Each worker process plays whole games (every move through the referee); the coordinating process
+writes each finished game to SQLite in one transaction, so killing the harness at any moment loses
+at most the games in progress, and a rerun plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.config import TournamentConfig
+from harness.engines import EngineSpec
+from harness.match import GameRecord, play_game
+from harness.referee import Limits, kill_current_call
+from harness.schedule import ScheduledGame, schedule, start_position
+from harness.store import Store
+
+log = logging.getLogger("arena.tournament")
+
+
+@dataclass
+class Standing:
+    """Wins, draws and losses of one engine."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    def add(self, score: float) -> None:
+        if score == 1:
+            self.wins += 1
+        elif score == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+
+@dataclass
+class RunSummary:
+    """What one run of a tournament did."""
+
+    tournament: int
+    db_path: Path
+    scheduled: int
+    already_done: int
+    played: int = 0
+    failed: int = 0
+    """Games that could not be played because of a harness error (logged; a rerun retries them)."""
+    interrupted: bool = False
+    standings: dict[str, Standing] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    seconds: float
+    max_plies: int
+    win_priority: str
+    limits: Limits
+
+
+def default_db_path(config: TournamentConfig) -> Path:
+    return Path("results") / f"{config.name}.sqlite"
+
+
+def _init_worker() -> None:
+    """Workers leave Ctrl-C to the coordinator, and die (killing their engine) if it dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminate_worker)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def _terminate_worker(signum: int, frame: object) -> None:
+    kill_current_call()
+    os._exit(1)
+
+
+def _play(game: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: _Settings) -> GameRecord:
+    log.debug("start %s: %s (x) vs %s (o), n = %d", game.game_id, x.name, o.name, game.n)
+    record = play_game(
+        x, o, game.n, settings.seconds,
+        start=start_position(game, settings.win_priority),
+        max_plies=settings.max_plies,
+        win_priority=settings.win_priority,  # type: ignore[arg-type]
+        limits=settings.limits,
+    )
+    if record.fault is not None:
+        log.warning("%s: %s", game.game_id, record.reason)
+    return record
+
+
+def _score_for_x(result: str) -> float:
+    return {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+
+
+def standings_text(standings: dict[str, Standing]) -> str:
+    ranked = sorted(standings.items(), key=lambda item: -item[1].points)
+    return "  ".join(f"{name} {s.wins}-{s.draws}-{s.losses}" for name, s in ranked)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    db_path: Path | None = None,
+    force_new: bool = False,
+    progress: bool = True,
+    on_game: Callable[[ScheduledGame, GameRecord], None] | None = None,
+) -> RunSummary:
+    """Play every scheduled game not yet in the database; returns what was done."""
+    path = Path(db_path) if db_path is not None else default_db_path(config)
+    store = Store(path)
+    try:
+        tournament = store.open_tournament(config, force_new)
+        games = schedule(config)
+        done = store.done_game_ids(tournament)
+        todo = [game for game in games if game.game_id not in done]
+        summary = RunSummary(tournament, path, len(games), len(games) - len(todo))
+        summary.standings = {engine.name: Standing() for engine in config.engines}
+        for stored in store.games(tournament):
+            summary.standings[stored.x].add(_score_for_x(stored.result))
+            summary.standings[stored.o].add(1 - _score_for_x(stored.result))
+        log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",
+                 config.name, tournament, path, len(games), summary.already_done)
+        if todo:
+            _run_games(config, store, tournament, todo, summary, progress, on_game)
+        return summary
+    finally:
+        store.close()
+
+
+def _run_games(
+    config: TournamentConfig,
+    store: Store,
+    tournament: int,
+    todo: list[ScheduledGame],
+    summary: RunSummary,
+    progress: bool,
+    on_game: Callable[[ScheduledGame, GameRecord], None] | None,
+) -> None:
+    from tqdm import tqdm
+
+    specs = {engine.name: engine for engine in config.engines}
+    settings = _Settings(
+        config.time, config.max_plies, config.win_priority,
+        Limits(grace=config.grace, allow_fractional_time=config.allow_fractional_time),
+    )
+    bar = tqdm(
+        total=summary.scheduled, initial=summary.already_done, disable=not progress,
+        unit="game", dynamic_ncols=True, file=sys.stderr,
+    )
+    pending = list(todo)
+    restarts = 0
+    try:
+        while pending:
+            workers = max(1, min(config.concurrency, len(pending)))
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+            futures: dict[Future[GameRecord], ScheduledGame] = {}
+            try:
+                for game in pending:
+                    futures[pool.submit(_play, game, specs[game.x], specs[game.o], settings)] = game
+                waiting = set(futures)
+                while waiting:
+                    finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        game = futures[future]
+                        try:
+                            record = future.result()
+                        except BrokenProcessPool:
+                            continue  # replayed below with a fresh pool
+                        except Exception:  # a harness bug must not stop the tournament
+                            log.exception("game %s failed in the harness; a rerun retries it", game.game_id)
+                            summary.failed += 1
+                            pending.remove(game)
+                            continue
+                        store.save_game(tournament, game, record)
+                        pending.remove(game)
+                        summary.played += 1
+                        score = _score_for_x(record.result)
+                        summary.standings[game.x].add(score)
+                        summary.standings[game.o].add(1 - score)
+                        log.info("%s: %s (%s)", game.game_id, record.result, record.reason)
+                        if on_game is not None:
+                            on_game(game, record)
+                        bar.update(1)
+                        bar.set_postfix_str(standings_text(summary.standings), refresh=False)
+            except BrokenProcessPool:
+                pass
+            except KeyboardInterrupt:
+                summary.interrupted = True
+                _stop_pool(pool)
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+            if pending:
+                restarts += 1
+                log.error("a worker process died; restarting the pool for %d games (restart %d)",
+                          len(pending), restarts)
+                if restarts > 3:
+                    summary.failed += len(pending)
+                    log.error("giving up after %d pool restarts; a rerun retries the rest", restarts - 1)
+                    break
+    finally:
+        bar.close()
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Terminate the workers now (each kills its engine call first); their games are replayed later."""
+    processes = getattr(pool, "_processes", None) or {}  # no public API to stop running tasks
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, AttributeError):
+            pass
