@@ -1,0 +1,219 @@
+"""Tournaments end to end: real YAML, real SQLite, real worker processes and engine programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.config import load_config
+from harness.schedule import schedule
+from harness.store import Store
+from harness.tournament import run_tournament
+from tests.conftest import ROOT, run_program
+
+FAKES = ROOT / "tests" / "fake_engines"
+ARENA = [str(Path(sys.executable).parent / "arena")]
+
+
+def write_config(tmp_path: Path, body: str, name: str = "t.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+SMALL = """
+name: small
+n: [3]
+time: 1
+rounds: 2
+max_plies: 30
+openings: {plies: 2, seed: 5}
+concurrency: 2
+engines:
+  - {name: rnd, builtin: random}
+  - {name: grd, builtin: greedy}
+"""
+
+
+def game_rows(db: Path) -> list[tuple[str, str, int]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute(
+            "SELECT g.game_id, g.result, count(m.ply) FROM games g LEFT JOIN moves m ON m.game = g.id "
+            "GROUP BY g.id ORDER BY g.game_id"
+        ).fetchall()
+
+
+def test_tournament_cli_plays_every_game_stores_it_and_prints_tables(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL)
+    db = tmp_path / "r.sqlite"
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db)], timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"4 games played now, 0 already in {db}, 4 scheduled"
+    assert "Crosstable (row engine's points / games against the column engine)" in lines
+    assert any(line.startswith("Ratings (Bradley-Terry Elo") for line in lines)
+    rows = game_rows(db)
+    expected_ids = sorted(game.game_id for game in schedule(load_config(config)))
+    assert [row[0] for row in rows] == expected_ids
+    for _, result_text, moves in rows:
+        assert result_text in ("1-0", "0-1", "1/2-1/2")
+        assert moves > 0
+    assert (tmp_path / "r.log").exists()
+
+    again = run_program([*ARENA, "tournament", str(config), "--db", str(db)], timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0] == f"0 games played now, 4 already in {db}, 4 scheduled"
+    assert again.stdout.splitlines()[1:] == lines[1:]
+    assert game_rows(db) == rows
+
+
+def test_report_json_has_games_and_engine_rows(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL)
+    db = tmp_path / "r.sqlite"
+    summary = run_tournament(load_config(config), db, progress=False)
+    assert (summary.played, summary.already_done, summary.failed) == (4, 0, 0)
+    result = run_program([*ARENA, "report", str(db), "--json"])
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["games"] == 4
+    by_name = {row["name"]: row for row in data["engines"]}
+    assert set(by_name) == {"rnd", "grd"}
+    assert by_name["rnd"]["score"] + by_name["grd"]["score"] == 4
+    for row in data["engines"]:
+        assert row["games"] == 4
+        assert row["elo_ci"][0] <= row["elo"] <= row["elo_ci"][1]
+        assert row["faults"] == {v: 0 for v in ("time", "no-answer", "output-limit", "illegal-move",
+                                                "board-mismatch", "failed-to-start")}
+    assert by_name["rnd"]["elo"] == -by_name["grd"]["elo"]
+    csv = run_program([*ARENA, "report", str(db), "--csv"])
+    assert csv.stdout.splitlines()[0].startswith("name,games,score,wins,draws,losses,elo,elo_low,elo_high")
+    assert len(csv.stdout.splitlines()) == 3
+
+
+def test_misbehaving_engine_loses_with_a_recorded_reason_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\ntime.sleep(600)\n")
+    config = write_config(tmp_path, SMALL.replace("rounds: 2", "rounds: 1").replace(
+        "  - {name: grd, builtin: greedy}", "  - {name: sleepy, command: python3 hang.py}"))
+    db = tmp_path / "r.sqlite"
+    summary = run_tournament(load_config(config), db, progress=False)
+    assert (summary.played, summary.failed) == (2, 0)
+    with Store(db) as store:
+        games = store.games(summary.tournament)
+    assert len(games) == 2
+    for game in games:
+        loser_is_x = game.x == "sleepy"
+        assert game.result == ("0-1" if loser_is_x else "1-0")
+        assert game.termination == "forfeit"
+        assert game.fault is not None and game.fault["verdict"] == "time"
+        assert game.reason.endswith("(sleepy) forfeits by time: no answer within 1 s (+ 0.5 s grace); killed")
+    report = run_program([*ARENA, "report", str(db), "--json"])
+    sleepy = next(r for r in json.loads(report.stdout)["engines"] if r["name"] == "sleepy")
+    assert sleepy["faults"]["time"] == 2 and sleepy["score"] == 0
+
+
+def test_changed_config_is_refused_unless_force_new(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL.replace("rounds: 2", "rounds: 1"))
+    db = tmp_path / "r.sqlite"
+    run_tournament(load_config(config), db, progress=False)
+    config.write_text(SMALL)  # rounds: 2 now
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db)])
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"arena: error: {db} holds tournament 'small' with a different config (changed: rounds); run "
+        f"with --force-new to start a new tournament in {db} (earlier results are kept), or give another --db\n"
+    )
+    forced = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--force-new"], timeout=300)
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.splitlines()[0] == f"4 games played now, 0 already in {db}, 4 scheduled"
+    assert "Tournament 'small' (#2): 4 games" in forced.stdout
+    assert len(game_rows(db)) == 2 + 4  # the first tournament's games are kept
+
+
+def test_changed_engine_file_is_refused(tmp_path: Path) -> None:
+    engine = tmp_path / "mine.py"
+    engine.write_text((ROOT / "engines" / "random_mover.py").read_text().replace(
+        "if __name__ == \"__main__\" and not __package__:", "if False:"))
+    body = SMALL.replace("rounds: 2", "rounds: 1").replace(
+        "  - {name: grd, builtin: greedy}", "  - {name: mine, command: python3 mine.py}")
+    config = write_config(tmp_path, body)
+    db = tmp_path / "r.sqlite"
+    run_tournament(load_config(config), db, progress=False)
+    engine.write_text(engine.read_text() + "\n# edited\n")
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db)])
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        f"arena: error: engine 'mine' changed since tournament 'small' started in {db} (the SHA-256 of "
+        f"{engine} differs); run with --force-new"
+    )
+
+
+def test_report_of_a_missing_database_is_a_one_line_error(tmp_path: Path) -> None:
+    result = run_program([*ARENA, "report", str(tmp_path / "none.sqlite")])
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"arena: error: no results database at {tmp_path / 'none.sqlite'}; run 'arena tournament CONFIG' "
+        f"first or check the path\n"
+    )
+
+
+@pytest.mark.slow
+def test_tournament_killed_with_sigkill_resumes_and_plays_every_game_exactly_once(tmp_path: Path) -> None:
+    config = write_config(tmp_path, f"""
+name: killme
+n: [3]
+time: 2
+rounds: 5
+max_plies: 8
+openings: {{plies: 2, seed: 3}}
+concurrency: 2
+engines:
+  - {{name: slow1, command: python3 {FAKES / 'slow_random.py'} 0.15}}
+  - {{name: slow2, command: python3 {FAKES / 'slow_random.py'} 0.15}}
+""")
+    db = tmp_path / "k.sqlite"
+    argv = [*ARENA, "tournament", str(config), "--db", str(db), "--no-progress"]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            if db.exists():
+                try:
+                    with sqlite3.connect(db, timeout=5) as connection:
+                        done = connection.execute("SELECT count(*) FROM games").fetchone()[0]
+                except sqlite3.OperationalError:
+                    done = 0
+                if done >= 2:
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail("no game finished in time")
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with sqlite3.connect(db) as connection:
+        killed_at = connection.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert 2 <= killed_at < 10
+
+    resumed = run_program(argv, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    first_line = resumed.stdout.splitlines()[0]
+    assert first_line == f"{10 - killed_at} games played now, {killed_at} already in {db}, 10 scheduled"
+    with sqlite3.connect(db) as connection:
+        ids = [row[0] for row in connection.execute("SELECT game_id FROM games")]
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        orphans = connection.execute(
+            "SELECT count(*) FROM moves WHERE game NOT IN (SELECT id FROM games)").fetchone()[0]
+    assert sorted(ids) == sorted(game.game_id for game in schedule(load_config(config)))
+    assert len(ids) == len(set(ids)) == 10
+    assert orphans == 0
