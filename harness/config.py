@@ -24,6 +24,8 @@ from harness.games.betsy import Position, PositionError, board_problem, geometry
 from harness.protocol import format_seconds
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+"""Engine names appear in game ids joined by ':', so they may not contain it."""
 
 
 class _Strict(pydantic.BaseModel):
@@ -47,9 +49,9 @@ class _Tournament(_Strict):
     name: str
     game: Literal["betsy"] = "betsy"
     n: list[pydantic.PositiveInt] = pydantic.Field(default_factory=lambda: [5], min_length=1)
-    time: float = pydantic.Field(1.0, gt=0)
+    time: float = pydantic.Field(1.0, gt=0, allow_inf_nan=False)
     allow_fractional_time: bool = False
-    grace: float = pydantic.Field(0.5, ge=0)
+    grace: float = pydantic.Field(0.5, ge=0, allow_inf_nan=False)
     max_plies: int = pydantic.Field(200, ge=1)
     win_priority: Literal["mover", "blue"] = "mover"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
@@ -162,12 +164,16 @@ def _describe(error: Any) -> str:
     if kind == "extra_forbidden":
         parent = loc[:-1]
         where = f"{_dotted(parent)}: " if parent else ""
-        return f"{where}unknown key {loc[-1]!r}; valid keys: {_keys_of(_model_at(parent))}"
+        return f"{where}unknown key {loc[-1]!r} (valid keys: {_keys_of(_model_at(parent))})"
     if kind == "missing":
         parent = loc[:-1]
         where = f"{_dotted(parent)}: " if parent else ""
         return f"{where}missing required key {loc[-1]!r}"
     key = _dotted(loc)
+    if loc == ("n",) and kind == "list_type":
+        return f"n: expected a whole number or a list of whole numbers, got {got!r}"
+    if kind == "finite_number":
+        return f"{key}: expected a finite number, got {got!r}"
     if kind == "literal_error":
         return f"{key}: expected one of {ctx.get('expected')}, got {got!r}"
     if kind in ("greater_than_equal", "greater_than"):
@@ -181,6 +187,47 @@ def _describe(error: Any) -> str:
     if kind == "union_type" or kind.endswith("_type"):
         return f"{key}: unexpected value {got!r} ({error['msg']})"
     return f"{key}: {error['msg']}, got {got!r}"
+
+
+_OPTION_TYPES = ("str", "int", "float", "bool")
+
+
+def _describe_all(errors: list[Any]) -> list[str]:
+    """Reword pydantic's errors; an option value matching none of its allowed types is one problem."""
+    problems: list[str] = []
+    collapsed: set[tuple[int | str, ...]] = set()
+    for error in errors:
+        loc = tuple(error["loc"])
+        if len(loc) >= 3 and loc[-1] in _OPTION_TYPES and loc[-3] == "options":
+            if loc[:-1] not in collapsed:
+                collapsed.add(loc[:-1])
+                problems.append(
+                    f"{_dotted(loc[:-1])}: expected text, a number or true/false, got {error.get('input')!r}"
+                )
+            continue
+        problems.append(_describe(error))
+    return problems
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (YAML would keep the last)."""
+
+
+def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        if isinstance(key, (str, int, float, bool)) and key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key) if isinstance(key, (str, int, float, bool)) else None
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping  # type: ignore[arg-type]
+)
 
 
 def _fail(path: Path, problems: list[str]) -> ConfigError:
@@ -199,12 +246,14 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{file}: cannot read the config: {error}") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{file}: not valid YAML{where}: {problem}") from None
+    if raw is None:
+        raise ConfigError(f"{file}: the file is empty; expected a mapping of keys (name:, engines:, ...)")
     if not isinstance(raw, dict):
         raise ConfigError(
             f"{file}: expected a mapping of keys (name:, engines:, ...), got {type(raw).__name__}"
@@ -212,31 +261,45 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
     try:
         model = _Tournament.model_validate(raw)
     except pydantic.ValidationError as error:
-        raise _fail(file, [_describe(e) for e in error.errors()]) from None
+        # Report what else is wrong too: the name and every engine entry that parsed.
+        problems = _describe_all(error.errors())
+        name = raw.get("name")
+        if isinstance(name, str):
+            problems += _name_problems(name)
+        entries = raw.get("engines")
+        if isinstance(entries, list):
+            parsed: list[_Engine | None] = []
+            for entry in entries:
+                try:
+                    parsed.append(_Engine.model_validate(entry))
+                except pydantic.ValidationError:
+                    parsed.append(None)
+            problems += _engine_specs(parsed, file.resolve().parent)[1]
+        raise _fail(file, problems) from None
     return _resolve(model, file, concurrency)
 
 
-def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
+def _name_problems(name: str) -> list[str]:
+    if _NAME.fullmatch(name):
+        return []
+    return [f"name: expected letters, digits, '_', '.' or '-' (it names the results file), got {name!r}"]
+
+
+def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[EngineSpec], list[str]]:
+    """Engine specs for the entries that parsed (None: already reported), and their problems."""
     problems: list[str] = []
-    base = file.resolve().parent
-    if not _NAME.fullmatch(model.name):
-        problems.append(
-            f"name: expected letters, digits, '_', '.' or '-' (it names the results file), "
-            f"got {model.name!r}"
-        )
-    if not model.allow_fractional_time:
-        try:
-            format_seconds(model.time)
-        except ValueError:
-            problems.append(
-                f"time: expected a whole number of seconds (or set allow_fractional_time: true), "
-                f"got {model.time!r}"
-            )
     specs: list[EngineSpec] = []
     seen: dict[str, int] = {}
-    for index, entry in enumerate(model.engines):
+    for index, entry in enumerate(entries):
+        if entry is None:
+            continue
         key = f"engines[{index}]"
-        if entry.name in seen:
+        if not _ENGINE_NAME.fullmatch(entry.name):
+            problems.append(
+                f"{key}.name: expected letters, digits, '_', '.', '+' or '-', starting with a letter or "
+                f"digit, got {entry.name!r}"
+            )
+        elif entry.name in seen:
             problems.append(f"{key}.name: duplicate engine name {entry.name!r} (also engines[{seen[entry.name]}])")
         seen.setdefault(entry.name, index)
         if (entry.builtin is None) == (entry.command is None):
@@ -259,6 +322,22 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
                 specs.append(command_engine(entry.command, base, entry.name))
         except EngineError as error:
             problems.append(f"{key}.{'builtin' if entry.builtin else 'command'}: {error}")
+    return specs, problems
+
+
+def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
+    base = file.resolve().parent
+    problems = _name_problems(model.name)
+    if not model.allow_fractional_time:
+        try:
+            format_seconds(model.time)
+        except ValueError:
+            problems.append(
+                f"time: expected a whole number of seconds (or set allow_fractional_time: true), "
+                f"got {model.time!r}"
+            )
+    specs, engine_problems = _engine_specs(list(model.engines), base)
+    problems += engine_problems
     openings_file: str | None = None
     positions: dict[int, tuple[Opening, ...]] = {}
     if model.openings.file is not None:

@@ -14,7 +14,9 @@ class ScheduledGame:
     """One game of a tournament, fully determined by the config."""
 
     game_id: str
-    """Stable id, e.g. ``n5-r1-random-greedy-a`` (``a``: first of the pairing plays x; ``b``: swapped)."""
+    """Stable id, e.g. ``n5:r1:random:greedy:a`` (``a``: first of the pairing plays x; ``b``: swapped).
+
+    Engine names cannot contain ``:``, so ids are unique whatever the names."""
     pair_key: str
     """Shared by the two games of one opening with colours swapped."""
     n: int
@@ -70,10 +72,10 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
         for n in config.n:
             opening = opening_for(config, n, round_index)
             for first, second in pairings(names, config.format):
-                pair_key = f"n{n}-r{round_index + 1}-{first}-{second}"
+                pair_key = f"n{n}:r{round_index + 1}:{first}:{second}"
                 for suffix, x, o in (("a", first, second), ("b", second, first)):
                     games.append(ScheduledGame(
-                        f"{pair_key}-{suffix}", pair_key, n, round_index + 1, x, o,
+                        f"{pair_key}:{suffix}", pair_key, n, round_index + 1, x, o,
                         opening.board, opening.player,
                     ))
     return games

@@ -1,0 +1,570 @@
+"""Tournament configs: real YAML files through load_config, and the exact messages users see."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.config import Opening, TournamentConfig, load_config
+from harness.engines import ENGINES_DIR
+from harness.errors import ConfigError
+from harness.games.betsy import initial_position
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
+TOP_KEYS = (
+    "name, game, n, time, allow_fractional_time, grace, max_plies, win_priority, format, rounds, "
+    "openings, concurrency, engines"
+)
+NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
+
+
+def write(folder: Path, text: str, name: str = "t.yaml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path: Path | str, concurrency: int | None = None) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path, concurrency)
+    return str(info.value)
+
+
+def problem(tmp_path: Path, text: str) -> tuple[Path, str]:
+    """Write ``text`` as a config and return (path, message of the ConfigError it raises)."""
+    path = write(tmp_path, text)
+    return path, error_of(path)
+
+
+# --- happy path ----------------------------------------------------------------------------------
+
+
+def test_quick_yaml_loads_with_its_fields() -> None:
+    path = ROOT / "configs" / "quick.yaml"
+    config = load_config(path)
+    assert isinstance(config, TournamentConfig)
+    assert (config.name, config.game, config.n) == ("quick", "betsy", (5,))
+    assert (config.time, config.allow_fractional_time, config.grace) == (1.0, False, 0.5)
+    assert (config.max_plies, config.win_priority, config.format) == (200, "mover", "round-robin")
+    assert config.rounds == 20
+    assert (config.openings_plies, config.openings_seed, config.openings_file) == (2, 1, None)
+    assert config.opening_positions == {}
+    assert config.path == str(path)
+    assert [e.name for e in config.engines] == ["random", "greedy"]
+    assert [e.builtin for e in config.engines] == ["random", "greedy"]
+    assert config.engines[0].command == (sys.executable, str(ENGINES_DIR / "random_mover.py"))
+    assert config.engines[1].command == (sys.executable, str(ENGINES_DIR / "greedy.py"))
+    assert all(e.extra_args == () for e in config.engines)
+
+
+def test_n_as_a_single_int_becomes_a_tuple(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "name: t\nn: 4\n" + ENGINES))
+    assert config.n == (4,)
+
+
+def test_n_as_a_list_keeps_its_order(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "name: t\nn: [6, 4]\n" + ENGINES))
+    assert config.n == (6, 4)
+
+
+def test_whole_time_given_as_int_is_a_float(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "name: t\ntime: 2\n" + ENGINES))
+    assert config.time == 2.0
+
+
+def test_relative_command_resolves_against_the_config_folder_not_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = (tmp_path / "cfg").resolve()
+    (folder / "submissions").mkdir(parents=True)
+    script = folder / "submissions" / "betsy.py"
+    script.write_text("print('1 x')\n")
+    program = folder / "engine.sh"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    write(folder, "name: t\nengines:\n  - {name: student, command: python3 submissions/betsy.py}\n"
+                  "  - {name: native, command: ./engine.sh --fast}\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(Path("..") / "cfg" / "t.yaml")
+    student, native = config.engines
+    assert student.command == ("python3", str(script))
+    assert student.program == str(script)
+    assert native.command == (str(program), "--fast")
+    assert native.program == str(program)
+    assert config.path == str(Path("..") / "cfg" / "t.yaml")
+
+
+def test_builtin_options_become_extra_args(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, (
+        "name: t\nengines:\n  - {name: r3, builtin: random, options: {seed: 3}}\n"
+        "  - {name: g, builtin: greedy, options: {info: true, quiet: false, max_depth: 2}}\n"
+    )))
+    assert config.engines[0].extra_args == ("--seed", "3")
+    assert config.engines[0].name == "r3"
+    assert config.engines[1].extra_args == ("--info", "--max-depth", "2")
+
+
+def test_concurrency_defaults_to_the_cpu_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, "name: t\n" + ENGINES)
+    assert load_config(path).concurrency == (os.cpu_count() or 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    assert load_config(path).concurrency == 7
+
+
+def test_concurrency_from_the_file_and_the_argument_overrides_it(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: t\nconcurrency: 3\n" + ENGINES)
+    assert load_config(path).concurrency == 3
+    assert load_config(path, concurrency=5).concurrency == 5
+
+
+def test_fingerprint_ignores_concurrency_but_not_rounds(tmp_path: Path) -> None:
+    base = load_config(write(tmp_path, "name: t\nrounds: 2\n" + ENGINES))
+    assert load_config(base.path, concurrency=1).fingerprint_hash() == base.fingerprint_hash()
+    assert load_config(base.path, concurrency=9).fingerprint_hash() == base.fingerprint_hash()
+    more = load_config(write(tmp_path / "other", "name: t\nrounds: 3\n" + ENGINES))
+    assert more.fingerprint_hash() != base.fingerprint_hash()
+    assert more.fingerprint()["rounds"] == 3
+
+
+def test_fractional_time_is_accepted_when_allowed(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "name: t\ntime: 0.5\nallow_fractional_time: true\n" + ENGINES))
+    assert (config.time, config.allow_fractional_time) == (0.5, True)
+
+
+# --- unknown keys --------------------------------------------------------------------------------
+
+
+def test_unknown_top_level_key_lists_the_valid_keys(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nround: 3\n" + ENGINES)
+    assert message == f"{path}: unknown key 'round' (valid keys: {TOP_KEYS})"
+
+
+def test_unknown_key_in_an_engine_lists_the_engine_keys(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy, colour: red}\n"
+    ))
+    assert message == f"{path}: engines[1]: unknown key 'colour' (valid keys: name, builtin, command, options)"
+
+
+def test_unknown_key_in_openings_lists_the_openings_keys(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nopenings: {plys: 4}\n" + ENGINES)
+    assert message == f"{path}: openings: unknown key 'plys' (valid keys: plies, seed, file)"
+
+
+# --- wrong types ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("rounds: two", "rounds: expected a whole number, got 'two'"),
+    ("rounds: 2.5", "rounds: expected a whole number, got 2.5"),
+    ("rounds: true", "rounds: expected a whole number, got True"),
+    ("time: [1]", "time: expected a number, got [1]"),
+    ("time: '1'", "time: expected a number, got '1'"),
+    ("grace: x", "grace: expected a number, got 'x'"),
+    ("n: [5, '6']", "n[1]: expected a whole number, got '6'"),
+    ("allow_fractional_time: 1", "allow_fractional_time: expected true or false, got 1"),
+    ("openings: [1]", "openings: expected a mapping (key: value), got [1]"),
+    ("openings: {seed: abc}", "openings.seed: expected a whole number, got 'abc'"),
+    ("openings: {file: 5}", "openings.file: expected text, got 5"),
+])
+def test_wrong_type_names_the_key_the_expectation_and_the_value(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    path, message = problem(tmp_path, f"name: t\n{line}\n" + ENGINES)
+    assert message == f"{path}: {expected}"
+
+
+def test_n_type_error_says_a_single_whole_number_is_fine(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, 'name: t\nn: "5"\n' + ENGINES)
+    assert message.startswith(f"{path}: n: expected a whole number")
+    assert "got '5'" in message
+
+
+def test_engines_not_a_list(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nengines: 3\n")
+    assert message == f"{path}: engines: expected a list, got 3"
+
+
+def test_engines_as_plain_names_say_each_needs_a_mapping(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nengines: [random, greedy]\n")
+    assert message == (
+        f"{path}: 2 problems: engines[0]: expected a mapping (key: value), got 'random'; "
+        f"engines[1]: expected a mapping (key: value), got 'greedy'"
+    )
+
+
+def test_name_not_text(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: 5\n" + ENGINES)
+    assert message == f"{path}: name: expected text, got 5"
+
+
+def test_wrong_option_type_is_one_problem_at_the_option_key(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, builtin: random, options: {seed: [1]}}\n"
+        "  - {name: b, builtin: greedy}\n"
+    ))
+    assert message.startswith(f"{path}: engines[0].options.seed: expected ")
+    assert "problems" not in message
+    assert ".str" not in message and ".int" not in message
+    assert message.endswith("got [1]")
+
+
+# --- out of range --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("rounds: 0", "rounds: expected a number >= 1, got 0"),
+    ("time: 0", "time: expected a number > 0.0, got 0"),
+    ("time: -1.5", "time: expected a number > 0.0, got -1.5"),
+    ("grace: -1", "grace: expected a number >= 0.0, got -1"),
+    ("n: [0]", "n[0]: expected a number > 0, got 0"),
+    ("n: [5, -3]", "n[1]: expected a number > 0, got -3"),
+    ("n: []", "n: expected at least 1 entries, got 0"),
+    ("max_plies: 0", "max_plies: expected a number >= 1, got 0"),
+    ("concurrency: 0", "concurrency: expected a number >= 1, got 0"),
+    ("openings: {plies: -1}", "openings.plies: expected a number >= 0, got -1"),
+])
+def test_value_out_of_range_names_the_bound(tmp_path: Path, line: str, expected: str) -> None:
+    path, message = problem(tmp_path, f"name: t\n{line}\n" + ENGINES)
+    assert message == f"{path}: {expected}"
+
+
+@pytest.mark.parametrize("lines", [
+    "time: .inf\nallow_fractional_time: true",
+    "grace: .inf",
+])
+def test_infinite_time_or_grace_is_refused(tmp_path: Path, lines: str) -> None:
+    path = write(tmp_path, f"name: t\n{lines}\n" + ENGINES)
+    message = error_of(path)
+    key = lines.split(":")[0]
+    assert message.startswith(f"{path}: {key}: ")
+    assert "inf" in message
+
+
+# --- literals and built-ins ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("format: swiss", "format: expected one of 'round-robin' or 'gauntlet', got 'swiss'"),
+    ("win_priority: red", "win_priority: expected one of 'mover' or 'blue', got 'red'"),
+    ("game: chess", "game: expected one of 'betsy', got 'chess'"),
+])
+def test_literal_mismatch_lists_the_choices(tmp_path: Path, line: str, expected: str) -> None:
+    path, message = problem(tmp_path, f"name: t\n{line}\n" + ENGINES)
+    assert message == f"{path}: {expected}"
+
+
+def test_unknown_builtin_lists_the_valid_names(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: alphabeat}\n"
+    ))
+    assert message == (
+        f"{path}: engines[1].builtin: unknown built-in engine 'alphabeat'; expected one of greedy, random"
+    )
+
+
+def test_options_on_a_command_engine_are_refused(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, command: ls, options: {seed: 1}}\n  - {name: b, builtin: greedy}\n"
+    ))
+    assert message == (
+        f"{path}: engines[0].options: options are for built-in engines; put them in the command"
+    )
+
+
+# --- command engines -----------------------------------------------------------------------------
+
+
+def test_missing_program_names_the_path_resolved_against_the_config_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = (tmp_path / "cfg").resolve()
+    path = write(folder, (
+        "name: t\nengines:\n  - {name: student, command: python3 submissions/betsy.py}\n"
+        "  - {name: b, builtin: greedy}\n"
+    ))
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "submissions").mkdir(parents=True)
+    (elsewhere / "submissions" / "betsy.py").write_text("")  # in the cwd: must not be used
+    monkeypatch.chdir(elsewhere)
+    assert error_of(path) == (
+        f"{path}: engines[0].command: engine 'student': script 'submissions/betsy.py' not found "
+        f"(looked for {folder / 'submissions' / 'betsy.py'}); check the path "
+        f"(relative paths start from {folder})"
+    )
+
+
+def test_missing_executable_names_the_resolved_path(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    path, message = problem(folder, (
+        "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: bin, command: ./bin/engine}\n"
+    ))
+    assert message == (
+        f"{path}: engines[1].command: engine 'bin': program './bin/engine' not found "
+        f"(looked for {folder / 'bin' / 'engine'}); check the path (relative paths start from {folder})"
+    )
+
+
+def test_program_without_exec_bit_suggests_chmod_or_python3(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    program = folder / "engine.py"
+    program.write_text("#!/usr/bin/env python3\n")
+    program.chmod(0o644)
+    assert not program.stat().st_mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    path, message = problem(folder, (
+        "name: t\nengines:\n  - {name: student, command: ./engine.py}\n  - {name: b, builtin: greedy}\n"
+    ))
+    assert message == (
+        f"{path}: engines[0].command: engine 'student': {program} is not executable; run chmod +x "
+        f"{program}, or prefix the command with python3 (python3 ./engine.py)"
+    )
+
+
+def test_empty_command(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, command: ''}\n  - {name: b, builtin: greedy}\n"
+    ))
+    assert message == (
+        f"{path}: engines[0].command: engine 'a': empty command; give a program, e.g. python3 betsy.py"
+    )
+
+
+@pytest.mark.parametrize("entry", [
+    "{name: a, builtin: random, command: ./engine}",
+    "{name: a}",
+    "{name: a, builtin: null, command: null}",
+])
+def test_an_engine_needs_exactly_one_of_builtin_or_command(tmp_path: Path, entry: str) -> None:
+    path, message = problem(tmp_path, f"name: t\nengines:\n  - {entry}\n  - {{name: b, builtin: greedy}}\n")
+    assert message == f"{path}: engines[0]: give exactly one of builtin or command"
+
+
+def test_duplicate_engine_names(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
+        "  - {name: a, builtin: greedy}\n"
+    ))
+    assert message == f"{path}: engines[2].name: duplicate engine name 'a' (also engines[0])"
+
+
+def test_empty_engine_name_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, (
+        "name: t\nengines:\n  - {name: '', builtin: random}\n  - {name: random, builtin: greedy}\n"
+    ))
+    message = error_of(path)
+    assert message.startswith(f"{path}: engines[0].name: ")
+
+
+@pytest.mark.parametrize(("engines", "count"), [
+    ("engines:\n  - {name: a, builtin: random}\n", 1),
+    ("engines: []\n", 0),
+])
+def test_fewer_than_two_engines(tmp_path: Path, engines: str, count: int) -> None:
+    path, message = problem(tmp_path, "name: t\n" + engines)
+    assert message == f"{path}: engines: expected at least 2 entries, got {count}"
+
+
+# --- required keys -------------------------------------------------------------------------------
+
+
+def test_missing_name(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, ENGINES)
+    assert message == f"{path}: missing required key 'name'"
+
+
+def test_missing_engines(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\n")
+    assert message == f"{path}: missing required key 'engines'"
+
+
+def test_missing_name_inside_an_engine(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nengines:\n  - {builtin: random}\n  - {name: b, builtin: greedy}\n")
+    assert message == f"{path}: engines[0]: missing required key 'name'"
+
+
+# --- name and time -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["a/b", "../x", "''", "my tournament", ".hidden"])
+def test_bad_tournament_name(tmp_path: Path, name: str) -> None:
+    path, message = problem(tmp_path, f"name: {name}\n" + ENGINES)
+    shown = "" if name == "''" else name
+    assert message == f"{path}: name: {NAME_RULE}, got {shown!r}"
+
+
+def test_fractional_time_needs_allow_fractional_time(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\ntime: 0.5\n" + ENGINES)
+    assert message == (
+        f"{path}: time: expected a whole number of seconds (or set allow_fractional_time: true), got 0.5"
+    )
+
+
+# --- file-level problems -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("name: t\n  rounds: 2\n" + ENGINES, "at line 2, column 9: mapping values are not allowed here"),
+    ("name: [t\n", "at line 2, column 1: expected ',' or ']', but got '<stream end>'"),
+    ("name: t\n\trounds: 2\n", "at line 2, column 1: found character '\\t' that cannot start any token"),
+])
+def test_invalid_yaml_gives_line_and_column(tmp_path: Path, text: str, where: str) -> None:
+    path, message = problem(tmp_path, text)
+    assert message == f"{path}: not valid YAML {where}"
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("- name: t\n- rounds: 2\n", "list"),
+    ("hello\n", "str"),
+])
+def test_top_level_must_be_a_mapping(tmp_path: Path, text: str, kind: str) -> None:
+    path, message = problem(tmp_path, text)
+    assert message == f"{path}: expected a mapping of keys (name:, engines:, ...), got {kind}"
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n"])
+def test_empty_file_says_it_is_empty(tmp_path: Path, text: str) -> None:
+    path, message = problem(tmp_path, text)
+    assert message == f"{path}: the file is empty; expected a mapping of keys (name:, engines:, ...)"
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nrounds: 2\nrounds: 3\n" + ENGINES)
+    assert message == f"{path}: not valid YAML at line 3, column 1: duplicate key 'rounds'"
+
+
+def test_config_file_that_does_not_exist(tmp_path: Path) -> None:
+    path = tmp_path / "nope.yaml"
+    assert error_of(path) == f"{path}: config file not found; check the path"
+
+
+def test_config_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_bytes(b"\xffname: t\n")
+    assert error_of(path) == (
+        f"{path}: cannot read the config: 'utf-8' codec can't decode byte 0xff in position 0: "
+        f"invalid start byte"
+    )
+
+
+# --- several problems ----------------------------------------------------------------------------
+
+
+def test_several_schema_problems_are_counted_and_listed(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\ntime: x\nrounds: 0\nformat: swiss\n" + ENGINES)
+    assert message == (
+        f"{path}: 3 problems: time: expected a number, got 'x'; "
+        f"format: expected one of 'round-robin' or 'gauntlet', got 'swiss'; "
+        f"rounds: expected a number >= 1, got 0"
+    )
+
+
+def test_several_engine_problems_are_counted_and_listed(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    path, message = problem(folder, (
+        "name: a/b\ntime: 0.5\nengines:\n  - {name: a, command: python3 nope.py}\n"
+        "  - {name: a, builtin: alpha}\n"
+    ))
+    assert message == (
+        f"{path}: 5 problems: name: {NAME_RULE}, got 'a/b'; "
+        f"time: expected a whole number of seconds (or set allow_fractional_time: true), got 0.5; "
+        f"engines[0].command: engine 'a': script 'nope.py' not found (looked for {folder / 'nope.py'}); "
+        f"check the path (relative paths start from {folder}); "
+        f"engines[1].name: duplicate engine name 'a' (also engines[0]); "
+        f"engines[1].builtin: unknown built-in engine 'alpha'; expected one of greedy, random"
+    )
+
+
+def test_schema_and_engine_problems_are_reported_together(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, (
+        "name: a/b\nrounds: 0\nengines:\n  - {name: a, builtin: alpha}\n  - {name: b, builtin: greedy}\n"
+    ))
+    assert message.startswith(f"{path}: 3 problems: ")
+    assert "rounds: expected a number >= 1, got 0" in message
+    assert f"name: {NAME_RULE}, got 'a/b'" in message
+    assert "engines[0].builtin: unknown built-in engine 'alpha'" in message
+
+
+# --- openings files ------------------------------------------------------------------------------
+
+
+def _board_after(n: int, moves: list[int]) -> tuple[str, str]:
+    position = initial_position(n)
+    for move in moves:
+        position = position.after(move)
+    return position.board(), position.player
+
+
+N3_OVER = "xxx" "ooo" "xxo" "oox" "xoo" "oxx"
+"""A full n = 3 board whose top row is x's line: the game is over."""
+
+
+def test_openings_file_loads_by_n_in_file_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = (tmp_path / "cfg").resolve()
+    b3, p3 = _board_after(3, [1, 2])
+    b5, p5 = _board_after(5, [3])
+    write(folder, (
+        f"# start positions\n3 {p3} {b3}   # after 1 2\n\n   \n5 {p5} {b5}\n3 x {'.' * 18}\n"
+    ), name="openings.txt")
+    path = write(folder, "name: t\nn: [3, 5]\nopenings: {file: openings.txt}\n" + ENGINES)
+    monkeypatch.chdir(tmp_path)  # the openings file is found from the config's folder, not here
+    config = load_config(path)
+    assert config.openings_file == str(folder / "openings.txt")
+    assert config.opening_positions == {
+        3: (Opening(b3, "x"), Opening("." * 18, "x")),
+        5: (Opening(b5, "o"), ),
+    }
+    assert (p3, p5) == ("x", "o")
+    positions = config.fingerprint()["openings"]["positions"]
+    assert positions == {"3": [f"x {b3}", f"x {'.' * 18}"], "5": [f"o {b5}"]}
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("3 x", "expected 'N PLAYER BOARD', got '3 x'"),
+    ("3 x ...... extra", "expected 'N PLAYER BOARD', got '3 x ...... extra'"),
+    ("3 x " + "." * 17, "board has 17 characters, expected 18 for n = 3 (3 columns x 6 rows)"),
+    ("3 z " + "." * 18, "invalid player 'z': use x (blue) or o (red)"),
+    ("three x " + "." * 18, "invalid board size 'three': n must be a whole number >= 1"),
+])
+def test_bad_openings_line_names_the_file_and_line(tmp_path: Path, line: str, expected: str) -> None:
+    folder = tmp_path.resolve()
+    openings = write(folder, f"# header\n3 x {'.' * 18}\n{line}  # bad\n", name="openings.txt")
+    path, message = problem(folder, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == f"{path}: openings.file: {openings} line 3: {expected}"
+
+
+def test_openings_position_where_the_game_is_over_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    openings = write(folder, f"3 x {'.' * 18}\n3 o {N3_OVER}\n", name="openings.txt")
+    path, message = problem(folder, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == f"{path}: openings.file: {openings} line 2: the game is already over in this position"
+
+
+def test_openings_file_without_a_needed_n_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    openings = write(folder, f"3 x {'.' * 18}\n", name="openings.txt")
+    path, message = problem(folder, "name: t\nn: [3, 5, 6]\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == f"{path}: openings.file: no opening for n = 5, 6 in {openings}"
+
+
+def test_openings_file_with_no_positions(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    openings = write(folder, "# nothing here\n\n", name="openings.txt")
+    path, message = problem(folder, "name: t\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == f"{path}: openings.file: {openings} holds no positions"
+
+
+def test_openings_file_that_does_not_exist(tmp_path: Path) -> None:
+    folder = tmp_path.resolve()
+    path, message = problem(folder, "name: t\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == (
+        f"{path}: openings.file: cannot read {folder / 'openings.txt'}: No such file or directory"
+    )
