@@ -27,3 +27,33 @@ def line_potential(position: Position, colour: Colour) -> int:
 def line_balance(position: Position, colour: Colour) -> int:
     """``line_potential`` of ``colour`` minus that of its opponent."""
     return line_potential(position, colour) - line_potential(position, colour ^ 1)
+
+
+def line_weights(n: int) -> tuple[int, ...]:
+    """Weight of a line holding k pebbles of one colour and none of the other, k = 0..n."""
+    return tuple(0 if k == 0 else 4 ** k for k in range(n + 1))
+
+
+_WEIGHTS: dict[int, tuple[int, ...]] = {}
+
+
+def evaluate(position: Position) -> int:
+    """Static score for the side to move: line weights of its lines minus the opponent's.
+
+    A line of the top n rows that holds k of one colour's pebbles and none of the other's is worth
+    4**k to that colour: lines near completion dominate, and a line the opponent has entered is
+    worth nothing until a rotation clears it.
+    """
+    weights = _WEIGHTS.get(position.n)
+    if weights is None:
+        weights = _WEIGHTS[position.n] = line_weights(position.n)
+    x, o = position.masks
+    score = 0
+    for line in position.geometry.lines:
+        xs = x & line
+        os_ = o & line
+        if not os_:
+            score += weights[xs.bit_count()]
+        elif not xs:
+            score -= weights[os_.bit_count()]
+    return -score if position.turn else score

@@ -22,6 +22,24 @@ STARTED = time.monotonic()
 """When this engine process began importing, for time budgets that include start-up."""
 
 
+def process_age(at: float) -> float:
+    """Seconds this process had been running at ``at`` (a time.monotonic() value).
+
+    Read from /proc (10 ms resolution): the interpreter's start-up, before any of our code ran,
+    counts against the move's time limit too. 0 where /proc is not available.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as file:
+            stat = file.read()
+        start_ticks = int(stat[stat.rindex(b")") + 2:].split()[19])
+        with open("/proc/uptime", "rb") as file:
+            uptime = float(file.read().split()[0])
+        age_now = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+        return min(max(age_now - (time.monotonic() - at), 0.0), 2.0)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class UsageError(ValueError):
     """Bad command-line arguments; the message names the argument and the fix."""
 

@@ -17,6 +17,7 @@ ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
 BUILTINS: dict[str, str] = {
     "random": "random_mover",
     "greedy": "greedy",
+    "alphabeta": "alphabeta",
 }
 """Built-in engine name -> module in engines/."""
 

@@ -1,0 +1,94 @@
+"""Alpha-beta engine: iterative-deepening PVS over the Betsy rules core with engines.evaluation.
+
+``python -m engines.alphabeta N PLAYER BOARD SECONDS [--depth D] [--nodes N] [--seed S] [--info]``
+
+It prints the best move of each completed iteration (so a kill at the deadline still finds an
+answer) and exits by about 0.9 x the limit, counting its own start-up.
+"""
+
+from __future__ import annotations
+
+if __name__ == "__main__" and not __package__:  # run as a file: import engines.* from the project root
+    import os
+    import sys
+
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+import sys
+import time
+
+from engines.evaluation import evaluate
+from engines.protocol import Request, format_answer, process_age, run
+from engines.search.alphabeta import AlphaBeta, SearchResult
+from harness.games.betsy import Move, Position
+
+OPTIONS = {"depth": int, "nodes": int, "info": bool}
+TIME_FRACTION = 0.9
+"""Answer by this fraction of the limit, counted from process start."""
+EXIT_MARGIN = 0.03
+"""Seconds kept for printing and interpreter exit."""
+
+
+def answer_deadline(seconds: float, started: float, startup: float) -> float:
+    """time.monotonic() value by which the engine should have answered."""
+    return started - startup + TIME_FRACTION * seconds - EXIT_MARGIN
+
+
+def choose_move(
+    position: Position,
+    deadline: float | None = None,
+    max_depth: int = 64,
+    max_nodes: int | None = None,
+    on_iteration: object = None,
+) -> SearchResult:
+    """Search ``position`` until the deadline, depth or node limit; the last completed iteration."""
+    searcher = AlphaBeta(evaluate)
+    result = None
+    previous_seconds = 0.0
+    for result in searcher.iterate(position, max_depth, deadline, max_nodes):
+        if callable(on_iteration):
+            on_iteration(result)
+        if deadline is not None:
+            spent = result.seconds - previous_seconds
+            previous_seconds = result.seconds
+            # The next iteration costs a few times this one: do not start what cannot finish.
+            if time.monotonic() + 2.5 * spent >= deadline:
+                break
+    assert result is not None
+    return result
+
+
+def _info(result: SearchResult) -> None:
+    rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
+    print(
+        f"info depth {result.depth} score {result.score} nodes {result.nodes} nps {rate:.0f} "
+        f"time {result.seconds:.3f} pv {' '.join(map(str, result.pv))}",
+        file=sys.stderr, flush=True,
+    )
+
+
+def _choose(request: Request) -> Move:
+    from engines.protocol import STARTED
+
+    deadline = answer_deadline(request.seconds, STARTED, process_age(STARTED))
+    position = request.position
+    info = bool(request.options.get("info"))
+
+    def report(result: SearchResult) -> None:
+        print(format_answer(position, result.move), flush=True)  # anytime: the best move so far
+        if info:
+            _info(result)
+
+    depth = int(request.options.get("depth", 64))
+    nodes = request.options.get("nodes")
+    result = choose_move(position, deadline, depth, None if nodes is None else int(nodes), report)
+    return result.move
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    return run("alphabeta", _choose, argv, OPTIONS)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""The small game protocol the search modules need (types only: nothing is imported at run time).
+
+``harness.games.betsy.Position`` implements it; other games (Connect Four, ...) will too.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Game(Protocol):
+        """A two-player position with make/unmake."""
+
+        turn: int
+        """Side to move: 0 or 1."""
+
+        def legal_moves(self) -> list[int]:
+            """Every legal move (never empty in a game in progress)."""
+
+        def push(self, move: int) -> None:
+            """Play a legal move."""
+
+        def pop(self) -> object:
+            """Undo the last push."""
+
+        def winner_after_push(self, move: int) -> int | None:
+            """After push(move): the side that has won (0 or 1), or None if the game goes on."""
+
+        def key(self) -> int:
+            """An exact hashable key of the position, side to move included."""
+
+        def copy(self) -> Game:
+            """An independent copy."""
