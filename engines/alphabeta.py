@@ -18,7 +18,7 @@ import sys
 import time
 
 from engines.evaluation import evaluate
-from engines.protocol import Request, format_answer, process_age, run
+from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import AlphaBeta, SearchResult
 from harness.games.betsy import Move, Position
 
@@ -34,15 +34,33 @@ def answer_deadline(seconds: float, started: float, startup: float) -> float:
     return started - startup + TIME_FRACTION * seconds - EXIT_MARGIN
 
 
+CONTEMPT = 20
+"""A draw by repetition counts as this much below level for the engine (see AlphaBeta.contempt)."""
+
+
 def choose_move(
     position: Position,
     deadline: float | None = None,
     max_depth: int = 64,
     max_nodes: int | None = None,
     on_iteration: object = None,
+    rng: Rng | None = None,
 ) -> SearchResult:
-    """Search ``position`` until the deadline, depth or node limit; the last completed iteration."""
-    searcher = AlphaBeta(evaluate)
+    """Search ``position`` until the deadline, depth or node limit; the last completed iteration.
+
+    ``rng`` shuffles the root moves first, which breaks ties between equal moves at random (the
+    search keeps the first of equal moves); without it the choice is deterministic.
+    """
+    searcher = AlphaBeta(evaluate, contempt=CONTEMPT)
+    if rng is not None:
+        def shuffled(_game: object, moves: list[Move]) -> list[Move]:
+            moves = moves[:]
+            for i in range(len(moves) - 1, 0, -1):
+                j = rng.randrange(i + 1)
+                moves[i], moves[j] = moves[j], moves[i]
+            return moves
+
+        searcher.order_root = shuffled
     result = None
     previous_seconds = 0.0
     for result in searcher.iterate(position, max_depth, deadline, max_nodes):
@@ -75,13 +93,15 @@ def _choose(request: Request) -> Move:
     info = bool(request.options.get("info"))
 
     def report(result: SearchResult) -> None:
-        print(format_answer(position, result.move), flush=True)  # anytime: the best move so far
+        print_answer(position, result.move)  # anytime: the best move so far
         if info:
             _info(result)
 
     depth = int(request.options.get("depth", 64))
     nodes = request.options.get("nodes")
-    result = choose_move(position, deadline, depth, None if nodes is None else int(nodes), report)
+    result = choose_move(
+        position, deadline, depth, None if nodes is None else int(nodes), report, Rng(request.seed)
+    )
     return result.move
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from harness.games.betsy import Colour, Position
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def line_potential(position: Position, colour: Colour) -> int:
     """Sum over lines free of opponent pebbles of (own pebbles on the line) squared."""
@@ -29,31 +33,75 @@ def line_balance(position: Position, colour: Colour) -> int:
     return line_potential(position, colour) - line_potential(position, colour ^ 1)
 
 
-def line_weights(n: int) -> tuple[int, ...]:
-    """Weight of a line holding k pebbles of one colour and none of the other, k = 0..n."""
-    return tuple(0 if k == 0 else 4 ** k for k in range(n + 1))
+class Weights:
+    """Evaluation weights. Defaults were chosen by self-play matches (scripts/tune_evaluation.py)."""
+
+    __slots__ = ("base", "blocked", "hand", "tempo")
+
+    def __init__(self, base: float = 4.0, blocked: float = 0.0, hand: float = 0.0, tempo: float = 0.0):
+        self.base = base
+        """Growth of a line's value per pebble: k pebbles on an open line are worth base**k."""
+        self.blocked = blocked
+        """Fraction of that value kept when the opponent has exactly one pebble on the line (one
+        rotation can push it out of the line)."""
+        self.hand = hand
+        """Value of each pebble in hand more than the opponent (drops are more flexible than rotations)."""
+        self.tempo = tempo
+        """Bonus for having the move."""
+
+    def as_dict(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
-_WEIGHTS: dict[int, tuple[int, ...]] = {}
+DEFAULT_WEIGHTS = Weights()
 
 
-def evaluate(position: Position) -> int:
-    """Static score for the side to move: line weights of its lines minus the opponent's.
+def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], int]:
+    """A static evaluation for the side to move, with per-board-size tables built once.
 
-    A line of the top n rows that holds k of one colour's pebbles and none of the other's is worth
-    4**k to that colour: lines near completion dominate, and a line the opponent has entered is
-    worth nothing until a rotation clears it.
+    For each line of the top n rows and each colour: a line holding k of the colour's pebbles and
+    none of the opponent's is worth ``base**k``; with exactly one opponent pebble, ``blocked`` times
+    that. Lines near completion dominate; mixed lines are not dead in Betsy because rotations shift
+    a column's pebbles through the rows. Pebbles in hand and the move itself add small terms.
     """
-    weights = _WEIGHTS.get(position.n)
-    if weights is None:
-        weights = _WEIGHTS[position.n] = line_weights(position.n)
-    x, o = position.masks
-    score = 0
-    for line in position.geometry.lines:
-        xs = x & line
-        os_ = o & line
-        if not os_:
-            score += weights[xs.bit_count()]
-        elif not xs:
-            score -= weights[os_.bit_count()]
-    return -score if position.turn else score
+    tables: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def tables_for(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        found = tables.get(n)
+        if found is None:
+            # A complete line (k = n) is a win, handled by the search; keep its value finite.
+            open_values = tuple(0 if k == 0 else round(weights.base ** k) for k in range(n + 1))
+            blocked_values = tuple(round(weights.blocked * v) for v in open_values)
+            found = tables[n] = (open_values, blocked_values)
+        return found
+
+    hand = weights.hand
+    tempo = round(weights.tempo)
+
+    def evaluate(position: Position) -> int:
+        open_values, blocked_values = tables_for(position.n)
+        x, o = position.masks
+        score = 0
+        for line in position.geometry.lines:
+            xs = (x & line).bit_count()
+            os_ = (o & line).bit_count()
+            if not os_:
+                score += open_values[xs]
+            elif not xs:
+                score -= open_values[os_]
+            elif os_ == 1:
+                score += blocked_values[xs]
+                if xs == 1:
+                    score -= blocked_values[1]
+            elif xs == 1:
+                score -= blocked_values[os_]
+        if hand:
+            score += round(hand * (o.bit_count() - x.bit_count()))
+        score = -score if position.turn else score
+        return score + tempo
+
+    return evaluate
+
+
+evaluate = make_evaluator()
+"""The engines' default evaluation."""

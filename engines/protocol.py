@@ -167,6 +167,16 @@ def parse_request(
     return Request(position, parse_seconds(seconds_text), values)
 
 
+_last_answer: list[str] = []
+
+
+def print_answer(position: Position, move: Move) -> None:
+    """Print the answer line now (flushed): engines that improve their move print it again."""
+    line = format_answer(position, move)
+    print(line, flush=True)
+    _last_answer[:] = [line]
+
+
 def format_answer(position: Position, move: Move) -> str:
     """The answer line ``MOVE NEWBOARD`` for ``move`` played in ``position``."""
     position.push(move)
@@ -193,5 +203,6 @@ def run(
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     move = choose(request)
-    print(format_answer(request.position, move), flush=True)
+    if _last_answer != [format_answer(request.position, move)]:  # not already the last line printed
+        print_answer(request.position, move)
     return 0

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -139,27 +140,29 @@ def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
         pass  # already exited, or a platform without prlimit
 
 
-_SCRATCH: dict[int, str] = {}
-_CURRENT_GROUP: int | None = None
-"""Process group of the call in progress in this process, for kill_current_call."""
+_SCRATCH: dict[tuple[int, int], str] = {}
+_ACTIVE: set[int] = set()
+"""Engine processes (= their process groups) of calls in progress in this process, any thread."""
+_ACTIVE_LOCK = threading.Lock()
 
 
 def kill_current_call() -> None:
-    """Kill the engine call in progress, if any (for signal handlers of processes about to exit)."""
-    if _CURRENT_GROUP is not None:
-        _kill_group(_CURRENT_GROUP)
+    """Kill every engine call in progress (for signal handlers of processes about to exit)."""
+    for pgid in list(_ACTIVE):
+        _kill_group(pgid)
 
 
 def _scratch_dir() -> str:
     """This process's scratch working directory for engine calls, empty at each call.
 
-    One directory per harness process, emptied after any call that leaves files in it: cheaper than
-    creating and removing a directory per call, with the same isolation (calls in one process run
-    one at a time).
+    One directory per harness process and thread, emptied after any call that leaves files in it:
+    cheaper than creating and removing a directory per call, with the same isolation (calls in one
+    thread run one at a time).
     """
-    path = _SCRATCH.get(os.getpid())
+    owner = (os.getpid(), threading.get_ident())
+    path = _SCRATCH.get(owner)
     if path is None or not os.path.isdir(path):
-        path = _SCRATCH[os.getpid()] = tempfile.mkdtemp(prefix="arena-engine-")
+        path = _SCRATCH[owner] = tempfile.mkdtemp(prefix="arena-engine-")
         atexit.register(shutil.rmtree, path, True)
     return path
 
@@ -199,7 +202,8 @@ def _kill_escaped(before: set[int], rounds: int = 50) -> None:
     children; killing one orphans its own children to us, hence the rounds.
     """
     for _ in range(rounds):
-        escaped = _children() - before
+        with _ACTIVE_LOCK:  # engines of other threads' calls are children too: leave them be
+            escaped = _children() - before - _ACTIVE
         if not escaped:
             return
         for pid in escaped:
@@ -306,9 +310,10 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
     env["PYTHONUNBUFFERED"] = "1"
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
     scratch = _scratch_dir()
-    children_before = _children()
     started = time.monotonic()
     deadline = started + seconds + limits.grace
+    _ACTIVE_LOCK.acquire()
+    children_before = _children()
     try:
         process = subprocess.Popen(
             argv,
@@ -321,13 +326,15 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
             close_fds=True,
         )
     except (OSError, subprocess.SubprocessError) as error:
+        _ACTIVE_LOCK.release()
         return CallResult(
             Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None, False,
             _start_failure(argv, error), tuple(argv),
         )
-    global _CURRENT_GROUP
+    _ACTIVE.add(process.pid)
+    _ACTIVE_LOCK.release()
     _limit_resources(process.pid, limits, cpu_seconds)
-    pgid = _CURRENT_GROUP = process.pid  # start_new_session: the child leads its own group
+    pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
     err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
@@ -343,8 +350,9 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state) process
             pass
         _reap_group(pgid)
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(pgid)
         _kill_escaped(children_before)
-        _CURRENT_GROUP = None
         process.stdout.close()
         process.stderr.close()
         _empty_dir(scratch)

@@ -377,3 +377,15 @@ def test_python3_command_runs_an_engine(pid_file: Path) -> None:
     result, _ = call(["python3", str(FAKES / "reads_stdin.py")], pid_file)
     assert_ok(result)
     assert result.argv[0] == sys.executable
+
+
+def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    slow = [sys.executable, "-c", "import time; time.sleep(0.4); print('2 ...x..o.oxooxxxoxo')"]
+    commands = [slow, fake("escapes_with_setsid"), slow, fake("leaves_grandchild"), slow, slow]
+    with ThreadPoolExecutor(len(commands)) as pool:
+        results = list(pool.map(lambda command: ask(command, SEED, 3), commands))
+    for result in results:
+        assert_ok(result)
+    assert not [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]

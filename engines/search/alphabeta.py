@@ -74,15 +74,21 @@ class AlphaBeta:
 
     __slots__ = (
         "evaluate", "order_root", "table", "killers", "history", "nodes", "path", "deadline",
-        "max_nodes", "_next_check", "_repetitions", "table_limit",
+        "max_nodes", "_next_check", "_repetitions", "table_limit", "contempt", "_root_turn",
     )
 
     def __init__(
         self,
         evaluate: Callable[[Game], int],
         table_limit: int = 2_000_000,
+        contempt: int = 0,
     ) -> None:
         self.evaluate = evaluate
+        self.contempt = contempt
+        """How much worse than 0 a draw by repetition is for the side to move at the root: an
+        engine that sees only the board cannot tell a repetition in the game, so it should avoid
+        walking into one inside its search unless it is worse off."""
+        self._root_turn = 0
         """Static evaluation for the side to move (must stay within +-WIN_BOUND)."""
         self.order_root: Callable[[Game, list[int]], list[int]] | None = None
         """Optional root move ordering (e.g. from MCTS), applied before the first iteration."""
@@ -122,6 +128,7 @@ class AlphaBeta:
         self.nodes = 0
         self.path = set(history_keys or ())
         root = game.copy()
+        self._root_turn = root.turn
         if self.order_root is not None:
             moves = self.order_root(root, moves)
         best_move = moves[0]
@@ -194,7 +201,7 @@ class AlphaBeta:
         key = game.key()
         if key in self.path:
             self._repetitions += 1
-            return 0
+            return -self.contempt if game.turn == self._root_turn else self.contempt
         mover = game.turn
         if depth <= 0 or ply >= MAX_PLY - 1:
             # Threat detection at the horizon: the side to move wins if it has a winning move.
