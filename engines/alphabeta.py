@@ -61,6 +61,19 @@ def choose_move(
             return moves
 
         searcher.order_root = shuffled
+    return deepen(searcher, position, deadline, max_depth, max_nodes, on_iteration)
+
+
+def deepen(
+    searcher: AlphaBeta,
+    position: Position,
+    deadline: float | None,
+    max_depth: int = 64,
+    max_nodes: int | None = None,
+    on_iteration: object = None,
+) -> SearchResult:
+    """Iterate ``searcher`` to the deadline, depth or node limit; never start a depth that cannot
+    finish in time. Returns the last completed iteration."""
     result = None
     previous_seconds = 0.0
     for result in searcher.iterate(position, max_depth, deadline, max_nodes):

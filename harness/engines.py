@@ -18,6 +18,7 @@ BUILTINS: dict[str, str] = {
     "random": "random_mover",
     "greedy": "greedy",
     "alphabeta": "alphabeta",
+    "mcts-alphabeta": "mcts_alphabeta",
 }
 """Built-in engine name -> module in engines/."""
 

@@ -48,7 +48,7 @@ def forced_win_moves(position: Position, plies: int) -> set[int]:
         if child.winner() == mover:
             found.add(move)
         elif child.winner() is None and plies >= 3 and child.legal_moves() and all(
-            _reply_loses(child, reply, plies - 1) for reply in child.legal_moves()
+            _reply_loses(child, reply, plies) for reply in child.legal_moves()
         ):
             found.add(move)
     return found

@@ -141,7 +141,7 @@ def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, random) or a command such as "
+        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
                             "'python3 path/betsy.py' or './my_engine'"),
         (["random", "random", "--time", "0.5"],
          "invalid --time: time limit 0.5 is not a whole number of seconds; use a whole number, or allow "

@@ -24,7 +24,7 @@ def test_builtin_runs_its_module_file_with_the_harness_interpreter_and_options()
 def test_unknown_builtin_lists_the_valid_names() -> None:
     with pytest.raises(EngineError) as info:
         builtin_engine("alphabeat")
-    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of alphabeta, greedy, random"
+    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of alphabeta, greedy, mcts-alphabeta, random"
 
 
 def test_python_command_resolves_the_script_against_the_base_dir(tmp_path: Path) -> None:
@@ -82,6 +82,6 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
     with pytest.raises(EngineError) as info:
         resolve_engine("rnd")
     assert str(info.value) == (
-        "unknown engine 'rnd': use a built-in (alphabeta, greedy, random) or a command such as "
+        "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
         "'python3 path/betsy.py' or './my_engine'"
     )

@@ -75,6 +75,7 @@ class AlphaBeta:
     __slots__ = (
         "evaluate", "order_root", "table", "killers", "history", "nodes", "path", "deadline",
         "max_nodes", "_next_check", "_repetitions", "table_limit", "contempt", "_root_turn",
+        "root_margin", "root_scores",
     )
 
     def __init__(
@@ -89,6 +90,12 @@ class AlphaBeta:
         engine that sees only the board cannot tell a repetition in the game, so it should avoid
         walking into one inside its search unless it is worse off."""
         self._root_turn = 0
+        self.root_margin = 0
+        """Root moves scoring within this margin of the best get exact scores (in root_scores),
+        not just bounds: a caller can then choose among near-equal moves by other knowledge."""
+        self.root_scores: dict[int, int] = {}
+        """Scores of the root moves in the last completed iteration (exact within root_margin of
+        the best; otherwise upper bounds)."""
         """Static evaluation for the side to move (must stay within +-WIN_BOUND)."""
         self.order_root: Callable[[Game, list[int]], list[int]] | None = None
         """Optional root move ordering (e.g. from MCTS), applied before the first iteration."""
@@ -139,9 +146,10 @@ class AlphaBeta:
             self._next_check = self.nodes + _CHECK_EVERY
             work = root.copy()
             try:
-                score, best_move, moves = self._root(work, depth, moves, best_move)
+                score, best_move, moves, scores = self._root(work, depth, moves, best_move)
             except SearchStopped:
                 return
+            self.root_scores = scores
             pv = self._principal_variation(root, best_move, depth)
             result = SearchResult(best_move, score, depth, self.nodes, time.monotonic() - start, pv)
             yield result
@@ -159,8 +167,10 @@ class AlphaBeta:
 
     # --- root -------------------------------------------------------------------------------
 
-    def _root(self, game: Game, depth: int, moves: list[int], previous_best: int) -> tuple[int, int, list[int]]:
-        """Search all root moves; returns (score, best move, moves reordered best first)."""
+    def _root(
+        self, game: Game, depth: int, moves: list[int], previous_best: int
+    ) -> tuple[int, int, list[int], dict[int, int]]:
+        """Search all root moves; returns (score, best move, moves best first, their scores)."""
         mover = game.turn
         ordered = [previous_best] + [m for m in moves if m != previous_best]
         alpha, beta = -INFINITY, INFINITY
@@ -178,9 +188,11 @@ class AlphaBeta:
             elif first:
                 score = -self._negamax(game, depth - 1, -beta, -alpha, 1)
             else:
-                score = -self._negamax(game, depth - 1, -alpha - 1, -alpha, 1)
-                if score > alpha:
-                    score = -self._negamax(game, depth - 1, -beta, -alpha, 1)
+                # With a margin, every move within it of the best so far gets an exact score.
+                floor = alpha - self.root_margin if alpha > -INFINITY else alpha
+                score = -self._negamax(game, depth - 1, -floor - 1, -floor, 1)
+                if score > floor:
+                    score = -self._negamax(game, depth - 1, -beta, -floor, 1)
             game.pop()
             scores[move] = score
             if score > alpha:
@@ -190,7 +202,7 @@ class AlphaBeta:
         self.path.discard(key)
         reordered = sorted(ordered, key=lambda m: -scores[m])
         self._store(key, depth, _EXACT, alpha, best_move, 0)
-        return alpha, best_move, reordered
+        return alpha, best_move, reordered, scores
 
     # --- the recursive worker -----------------------------------------------------------------
 
