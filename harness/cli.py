@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -260,6 +261,72 @@ def report(
     if as_json and as_csv:
         raise _fail("give at most one of --json and --csv")
     _guard(lambda: _print_report(db, tournament_id, "json" if as_json else "csv" if as_csv else "text"))
+
+
+def _parse_sizes(text: str) -> tuple[int, ...]:
+    sizes = []
+    for part in text.split(","):
+        part = part.strip()
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:
+            raise UsageError(f"invalid --n {text!r}: give board sizes >= 1 separated by commas, e.g. 3,5,8")
+        sizes.append(int(part))
+    return tuple(dict.fromkeys(sizes))
+
+
+@app.command()
+def validate(
+    program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
+    time: Annotated[int, typer.Option("--time", help="Seconds per move given to the program.")] = 1,
+    n: Annotated[str, typer.Option("--n", help="Board sizes for the rules checks, e.g. 3,5,8.")] = "3,5,8",
+    games: Annotated[int, typer.Option("--games", help="Games against each reference engine.")] = 2,
+    quick: Annotated[bool, typer.Option("--quick", help="A reduced suite (about a minute).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show warnings in full.")] = False,
+) -> None:
+    """Check a student's program against the protocol, the rules, the clock and our engines.
+
+    Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
+    """
+    from harness.engines import command_engine
+    from harness.errors import EngineError
+    from harness.validate import Settings, render_html, render_text
+    from harness.validate import validate as run_validation
+
+    def prepare() -> Settings:
+        if time < 1:
+            raise UsageError(f"invalid --time {time}: give a whole number of seconds >= 1")
+        if games < 0:
+            raise UsageError(f"invalid --games {games}: must be 0 or more")
+        return Settings(seconds=time, sizes=_parse_sizes(n), games=games, quick=quick)
+
+    settings = _guard(prepare)
+    command = program
+    path = Path(program)
+    if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
+        problem = (f"{path.resolve()} is not executable; run chmod +x {path}, or validate "
+                   f"'python3 {program}' instead")
+        engine, start_problem = None, problem
+    else:
+        try:
+            engine, start_problem = command_engine(command), None
+        except EngineError as error:
+            engine, start_problem = None, str(error)
+
+    def progress(text: str) -> None:
+        if not as_json:
+            typer.echo(f"validating: {text} ...", err=True)
+
+    report = run_validation(program, engine, settings, start_problem, progress)
+    if html is not None:
+        html.write_text(render_html(report), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(report.to_json()))
+    else:
+        typer.echo(render_text(report, verbose))
+        if html is not None:
+            typer.echo(f"\nHTML report: {html}")
+    raise typer.Exit(0 if report.passed else 1)
 
 
 def main() -> None:

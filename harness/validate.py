@@ -1,0 +1,510 @@
+"""Validate a student's engine: protocol, rules, time, robustness, tactics and strength.
+
+Every check runs the program exactly as the referee does in a game (one process per move, the exact
+command line), and records evidence: the command, the position, what was printed and what was
+expected. A broken program (missing, not executable, crashing, hanging, Python 2) yields a report
+with failed checks, never an exception.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import statistics
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness.engines import EngineSpec, builtin_engine
+from harness.games.betsy import Position, initial_position
+from harness.match import play_game
+from harness.positions import (
+    Case,
+    all_moves_lose_position,
+    full_columns_position,
+    near_full_position,
+    no_pebbles_position,
+    random_position,
+    tactics_suite,
+)
+from harness.protocol import Verdict
+from harness.referee import CallResult, Limits, ask
+
+CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
+REQUIRED = ("protocol", "rules", "time", "robustness")
+"""Categories that decide the exit status."""
+REFERENCE_ELO = {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0}
+"""Approximate ratings of the reference engines (random = 0), from tournaments at n = 5, 1 s/move:
+greedy scored 36/40 against random, alphabeta 38/40 against greedy."""
+SEED_BOARD = "...x..o.ox.oxxxoxo"
+
+
+@dataclass
+class Check:
+    """One check and its evidence."""
+
+    id: str
+    passed: bool
+    detail: str
+    """One line: what happened."""
+    warning: bool = False
+    """Passed, with a protocol warning."""
+    command: str = ""
+    """The exact command line run."""
+    board: str = ""
+    n: int = 0
+    player: str = ""
+    printed: list[str] = field(default_factory=list)
+    """The program's last stdout lines."""
+    stderr: str = ""
+    expected: str = ""
+    seconds: float | None = None
+
+
+@dataclass
+class Category:
+    name: str
+    checks: list[Check] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+
+@dataclass
+class ValidationReport:
+    """The validator's findings."""
+
+    program: str
+    verdict: str
+    """One line for the top of the report."""
+    passed: bool
+    """Whether protocol, rules, time and robustness all passed."""
+    categories: dict[str, Category]
+    strength: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "categories": {
+                name: {
+                    "passed": category.passed,
+                    "summary": category.summary,
+                    "checks": [
+                        {key: value for key, value in asdict(check).items()}
+                        for check in category.checks
+                    ],
+                }
+                for name, category in self.categories.items()
+            },
+            "strength": self.strength,
+        }
+
+
+@dataclass(frozen=True)
+class Settings:
+    seconds: int = 1
+    sizes: tuple[int, ...] = (3, 5, 8)
+    games: int = 2
+    """Games against each reference engine (colours alternate)."""
+    quick: bool = False
+    grace: float = 0.5
+
+
+class Validator:
+    """Runs the suites against one program and collects checks."""
+
+    def __init__(self, engine: EngineSpec | None, program: str, settings: Settings,
+                 start_problem: str | None = None, progress: Callable[[str], None] | None = None):
+        self.engine = engine
+        self.program = program
+        self.settings = settings
+        self.start_problem = start_problem
+        self.limits = Limits(grace=settings.grace)
+        self.calls: list[tuple[str, CallResult]] = []
+        self.progress = progress or (lambda _text: None)
+
+    # --- one call -----------------------------------------------------------------------------
+
+    def call(self, position: Position) -> CallResult:
+        if self.engine is None:
+            argv = (*shlex.split(self.program), str(position.n), position.player, position.board(),
+                    str(self.settings.seconds))
+            result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                                self.start_problem or "cannot start", tuple(argv))
+        else:
+            result = ask(self.engine.command, position, self.settings.seconds, self.limits,
+                         self.engine.extra_args)
+        self.calls.append((position.board(), result))
+        return result
+
+    def check(self, check_id: str, position: Position, expected: str,
+              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> Check:
+        """Ask about ``position``; by default a check passes when the verdict is ok."""
+        result = self.call(position)
+        if judge is None:
+            passed, detail, warning = _ok_judge(result)
+        else:
+            passed, detail, warning = judge(result)
+        return Check(
+            check_id, passed, detail, warning, shlex.join(result.argv), position.board(), position.n,
+            position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
+            round(result.seconds, 3),
+        )
+
+    # --- categories ---------------------------------------------------------------------------
+
+    def protocol(self) -> Category:
+        category = Category("protocol")
+        seed = Position.from_text("3", "o", SEED_BOARD)
+        result = self.call(seed)
+        evidence = dict(command=shlex.join(result.argv), board=seed.board(), n=3, player="o",
+                        printed=list(result.stdout_tail[-8:]), stderr=result.stderr_tail[-1200:],
+                        seconds=round(result.seconds, 3))
+        started = result.verdict is not Verdict.FAILED_TO_START
+        category.checks.append(Check(
+            "starts", started, "the program started" if started else result.detail,
+            expected="the program runs", **evidence))
+        answered = result.move is not None
+        category.checks.append(Check(
+            "answers", answered,
+            f"last well-formed line: {result.move} {result.board}" if answered
+            else f"{result.verdict.value}: {result.detail}",
+            expected="a last line 'MOVE NEWBOARD', e.g. 2 ...x..o.oxooxxxoxo", **evidence))
+        in_time = result.verdict is not Verdict.TIME
+        category.checks.append(Check(
+            "in-time", in_time,
+            f"answered in {result.seconds:.2f} s" if in_time else result.detail,
+            expected=f"an answer within {self.settings.seconds} s", **evidence))
+        after = [w for w in result.warnings if "after the answer" in w]
+        category.checks.append(Check(
+            "answer-is-last-line", True,
+            after[0] if after else "the answer is the last line printed", warning=bool(after),
+            expected="nothing printed after the answer (tolerated, with a warning)", **evidence))
+        exit_warnings = [w for w in result.warnings if "after answering" in w or "deadline" in w]
+        category.checks.append(Check(
+            "exits-cleanly", True,
+            exit_warnings[0] if exit_warnings else "exited with status 0",
+            warning=bool(exit_warnings), expected="exit status 0 after answering", **evidence))
+        empty = initial_position(5)
+        category.checks.append(self.check("first-move-n5", empty, "any legal move and its board"))
+        category.summary = _summary(category)
+        return category
+
+    def rules(self) -> Category:
+        category = Category("rules")
+        per_kind = 1 if self.settings.quick else 2
+        for n in self.settings.sizes:
+            for player in "xo":
+                for k in range(per_kind):
+                    position = no_pebbles_position(n, player, 1 + k)
+                    if position is not None:
+                        category.checks.append(self.check(
+                            f"n{n}-{player}-no-pebbles-in-hand-{k + 1}", position,
+                            f"a rotation (no {player} pebble in hand) and its exact board"))
+            cases: list[tuple[str, Position | None, str]] = [
+                ("full-columns", full_columns_position(n, max(1, n // 2), 3),
+                 "a drop into a column with room, or a rotation; never a drop into a full column"),
+                ("empty-columns", random_position(n, 2, 5),
+                 "a drop (landing at the bottom of an empty column) or a rotation"),
+                ("midgame", random_position(n, 3 * n, 7), "any legal move and its exact board"),
+            ]
+            if not self.settings.quick:
+                cases.append(("midgame-2", random_position(n, 4 * n + 1, 8), "any legal move and its exact board"))
+            for name, position, expected in cases:
+                if position is None:
+                    continue
+                for player in ("x", "o") if not self.settings.quick or name == "midgame" else (position.player,):
+                    asked = position.copy()
+                    asked.turn = 0 if player == "x" else 1
+                    if asked.winner() is not None:
+                        continue
+                    category.checks.append(self.check(f"n{n}-{player}-{name}", asked, expected))
+        category.summary = _summary(category)
+        return category
+
+    def robustness(self) -> Category:
+        category = Category("robustness")
+        cases: list[tuple[str, Position | None]] = [
+            ("n12-empty", initial_position(12)),
+            ("n12-midgame", random_position(12, 30, 11)),
+            ("n5-near-full", near_full_position(5, 2, 3)),
+            ("n3-all-moves-lose", all_moves_lose_position(3, 1)),
+        ]
+        if not self.settings.quick:
+            cases += [
+                ("n8-near-full", near_full_position(8, 3, 4)),
+                ("n4-all-moves-lose", all_moves_lose_position(4, 2)),
+                ("n10-midgame", random_position(10, 25, 13)),
+            ]
+        for name, position in cases:
+            if position is not None:
+                category.checks.append(self.check(name, position, "any legal move and its exact board"))
+        category.summary = _summary(category)
+        return category
+
+    def tactics(self) -> Category:
+        category = Category("tactics")
+        sizes = tuple(n for n in self.settings.sizes if n <= 5) or (3, 4)
+        cases = tactics_suite(sizes, 2 if self.settings.quick else 4)
+        for case in cases:
+            category.checks.append(self.check(
+                case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
+                _tactic_judge(case)))
+        category.summary = _summary(category)
+        return category
+
+    def time(self) -> Category:
+        category = Category("time")
+        limit = self.settings.seconds
+        durations = [result.seconds for _, result in self.calls if result.verdict is not Verdict.FAILED_TO_START]
+        late = [(board, result) for board, result in self.calls if result.verdict is Verdict.TIME]
+        killed = [(board, result) for board, result in self.calls
+                  if result.killed and result.verdict is not Verdict.TIME]
+        over = [(board, result) for board, result in self.calls
+                if result.ok and not result.killed and result.seconds > limit]
+        if late:
+            board, result = late[0]
+            detail = f"{len(late)} of {len(self.calls)} calls ran past {limit} s + grace with no answer"
+        else:
+            detail = f"all {len(durations)} answers arrived within {limit} s + grace"
+        worst = max(durations, default=0.0)
+        median = statistics.median(durations) if durations else 0.0
+        category.checks.append(Check(
+            "every-answer-in-time", not late, detail, expected=f"every answer within {limit} s",
+            command=shlex.join(late[0][1].argv) if late else "",
+            board=late[0][0] if late else "", seconds=round(worst, 3)))
+        category.checks.append(Check(
+            "finishes-before-the-limit", True,
+            (f"{len(over)} answers took longer than {limit} s (inside the grace)" if over else
+             f"worst {worst:.2f} s, median {median:.2f} s"),
+            warning=bool(over), expected=f"exit before {limit} s", seconds=round(worst, 3)))
+        category.checks.append(Check(
+            "exits-by-itself", True,
+            (f"{len(killed)} calls were still running at the deadline and were killed (their last "
+             f"answer counted)" if killed else "the program always exited by itself"),
+            warning=bool(killed), expected="the program exits after answering"))
+        category.summary = f"worst {worst:.2f} s, median {median:.2f} s over {len(durations)} calls"
+        return category
+
+    def strength(self) -> tuple[Category, dict[str, Any]]:
+        category = Category("strength")
+        n = 5 if 5 in self.settings.sizes else self.settings.sizes[0]
+        opponents = ["random", "greedy"] if self.settings.quick else ["random", "greedy", "alphabeta"]
+        max_plies = 30 if self.settings.quick else 60
+        results: list[tuple[str, float]] = []
+        summary: dict[str, Any] = {"n": n, "max_plies": max_plies, "opponents": {}}
+        if self.engine is None:
+            category.checks.append(Check("matches", False, f"not played: {self.start_problem}"))
+            category.summary = "not played: the program cannot be started"
+            return category, summary
+        if self.settings.games == 0:
+            category.summary = "not played (--games 0)"
+            return category, summary
+        student = EngineSpec("student", self.engine.command, self.engine.program, self.engine.extra_args)
+        for name in opponents:
+            opponent = builtin_engine(name)
+            points = 0.0
+            games = self.settings.games
+            faults: list[str] = []
+            for game in range(games):
+                x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
+                self.progress(f"strength: game {game + 1}/{games} against {name}")
+                record = play_game(x, o, n, self.settings.seconds, max_plies=max_plies, limits=self.limits)
+                score = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
+                mine = score if x is student else 1 - score
+                points += mine
+                results.append((name, mine))
+                if record.fault is not None and record.fault.engine == "student":
+                    faults.append(f"{record.fault.verdict}: {record.fault.detail}")
+            summary["opponents"][name] = {"games": games, "points": points, "faults": faults}
+            category.checks.append(Check(
+                f"vs-{name}", True,
+                f"{points:g}/{games} against {name} (n = {n}, {self.settings.seconds} s/move, "
+                f"at most {max_plies} plies)" + (f"; lost by {faults[0]}" if faults else ""),
+                expected="information only"))
+        elo = performance_rating([(REFERENCE_ELO[name], score) for name, score in results])
+        summary["elo"] = round(elo, 0)
+        category.summary = f"performance about {elo:+.0f} Elo (random = 0, greedy ~ +370, alphabeta ~ +860)"
+        return category, summary
+
+
+def performance_rating(results: list[tuple[float, float]], prior_games: float = 1.0) -> float:
+    """The rating that best explains ``(opponent_rating, score)`` results (maximum likelihood,
+    with ``prior_games`` virtual draws against the mean opponent so that all wins stay finite)."""
+    if not results:
+        return 0.0
+    mean = sum(r for r, _ in results) / len(results)
+    data = results + [(mean, 0.5)] * int(prior_games * 2) if prior_games else results
+    rating = mean
+    scale = math.log(10) / 400
+    for _ in range(100):
+        gradient = 0.0
+        curvature = 0.0
+        for opponent, score in data:
+            p = 1 / (1 + 10 ** ((opponent - rating) / 400))
+            gradient += (score - p) * scale
+            curvature += p * (1 - p) * scale * scale
+        step = gradient / curvature if curvature else 0.0
+        rating += max(-400.0, min(400.0, step))
+        if abs(step) < 1e-6:
+            break
+    return rating
+
+
+def _ok_judge(result: CallResult) -> tuple[bool, str, bool]:
+    if result.ok:
+        warning = bool(result.warnings)
+        detail = f"{result.move} {result.board}" + (f" (warning: {result.warnings[0]})" if warning else "")
+        return True, detail, warning
+    return False, f"{result.verdict.value}: {result.detail}", False
+
+
+def _tactic_judge(case: Case) -> Callable[[CallResult], tuple[bool, str, bool]]:
+    def judge(result: CallResult) -> tuple[bool, str, bool]:
+        if not result.ok:
+            return False, f"{result.verdict.value}: {result.detail}", False
+        if case.expected is not None and result.move not in case.expected:
+            return False, f"played {result.move}; the solving moves are {sorted(case.expected)}", False
+        return True, f"played {result.move}", False
+    return judge
+
+
+def _summary(category: Category) -> str:
+    failed = [check for check in category.checks if not check.passed]
+    warned = [check for check in category.checks if check.warning]
+    text = f"{len(category.checks) - len(failed)}/{len(category.checks)} checks passed"
+    if warned:
+        text += f", {len(warned)} with warnings"
+    return text
+
+
+def validate(
+    program: str,
+    engine: EngineSpec | None,
+    settings: Settings,
+    start_problem: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ValidationReport:
+    """Run every category; ``engine`` None means the program cannot be started (``start_problem``)."""
+    validator = Validator(engine, program, settings, start_problem, progress)
+    categories: dict[str, Category] = {}
+    for name in ("protocol", "rules", "robustness", "tactics"):
+        validator.progress(name)
+        categories[name] = getattr(validator, name)()
+    categories["time"] = validator.time()
+    validator.progress("strength")
+    categories["strength"], strength = validator.strength()
+    ordered = {name: categories[name] for name in CATEGORIES}
+    failing = [name for name in REQUIRED if not ordered[name].passed]
+    passed = not failing
+    if passed:
+        verdict = "PASS: protocol, rules, time and robustness are all right"
+        if not ordered["tactics"].passed:
+            verdict += f"; tactics {ordered['tactics'].summary}"
+    else:
+        first = next(check for name in failing for check in ordered[name].checks if not check.passed)
+        verdict = f"FAIL: {', '.join(failing)} (first failure: {first.id}: {first.detail})"
+    return ValidationReport(program, verdict, passed, ordered, strength)
+
+
+def _draw(board: str, n: int) -> list[str]:
+    return [" ".join(board[r * n:(r + 1) * n]) for r in range(len(board) // n)] if n else []
+
+
+def render_text(report: ValidationReport, verbose: bool = False) -> str:
+    """The report for a terminal: verdict, one line per category, then every failed check."""
+    lines = [report.verdict, f"program: {report.program}", ""]
+    for name, category in report.categories.items():
+        status = "pass" if category.passed else "FAIL"
+        if name in ("tactics", "strength") and not category.passed:
+            status = "weak"
+        if name == "strength":
+            status = "info"
+        lines.append(f"  {name:<11} {status:<5} {category.summary}")
+    problems = [(name, check) for name, category in report.categories.items()
+                for check in category.checks if not check.passed or (check.warning and verbose)]
+    warnings = [(name, check) for name, category in report.categories.items()
+                for check in category.checks if check.warning]
+    if warnings and not verbose:
+        lines += ["", "Warnings:"]
+        seen = set()
+        for name, check in warnings:
+            if check.detail not in seen:
+                seen.add(check.detail)
+                lines.append(f"  {name}/{check.id}: {check.detail}")
+    if problems:
+        lines += ["", "Failed checks:" if not verbose else "Failed checks and warnings:"]
+    for name, check in problems[: 40 if not verbose else None]:
+        lines.append(f"- {name}/{check.id}: {check.detail}")
+        if check.command:
+            lines.append(f"    command : {check.command}")
+        if check.board:
+            lines.append(f"    position: n = {check.n}, {check.player} to move")
+            lines += [f"      {row}" for row in _draw(check.board, check.n)]
+        if check.printed:
+            lines.append("    printed : " + check.printed[0])
+            lines += [f"              {line}" for line in check.printed[1:]]
+        if check.stderr.strip():
+            lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
+        if check.expected:
+            lines.append(f"    expected: {check.expected}")
+    if len(problems) > 40 and not verbose:
+        lines.append(f"... and {len(problems) - 40} more (see --json or --html)")
+    return "\n".join(lines)
+
+
+def render_html(report: ValidationReport) -> str:
+    """A self-contained page: verdict, categories, every check with its evidence and boards drawn."""
+    from html import escape
+
+    def board_html(board: str, n: int) -> str:
+        if not board or not n:
+            return ""
+        rows = []
+        for r in range(len(board) // n):
+            cells = "".join(
+                f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if r < len(board) // n - 3 else ""}">'
+                f'{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
+                for ch in board[r * n:(r + 1) * n]
+            )
+            rows.append(f"<tr>{cells}</tr>")
+        return f'<table class="board">{"".join(rows)}</table>'
+
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>Betsy validation</title><style>",
+        "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}",
+        ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}",
+        "table.board{border-collapse:collapse;margin:.3em 0}",
+        "table.board td{width:1.3em;height:1.3em;border:1px solid #999;text-align:center;font-size:1.1em}",
+        "td.top{background:#f4f1e4}td.x{color:#1e50c8}td.o{color:#c81e1e}",
+        "details{margin:.2em 0 .2em 1em}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}",
+        "</style></head><body>",
+        f"<h1>Betsy validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
+        f"<p class='{'pass' if report.passed else 'fail'}'><b>{escape(report.verdict)}</b></p>",
+    ]
+    for name, category in report.categories.items():
+        status = "pass" if category.passed else "fail"
+        parts.append(f"<h2 class='{status}'>{escape(name)}: {escape(category.summary)}</h2>")
+        for check in category.checks:
+            css = "fail" if not check.passed else "warn" if check.warning else "pass"
+            mark = "✗" if not check.passed else "!" if check.warning else "✓"
+            parts.append(f"<details{' open' if not check.passed else ''}><summary class='{css}'>"
+                         f"{mark} {escape(check.id)}: {escape(check.detail)}</summary>")
+            if check.command:
+                parts.append(f"<p>Command:</p><pre>{escape(check.command)}</pre>")
+            if check.board:
+                parts.append(f"<p>Position: n = {check.n}, {escape(check.player)} to move "
+                             f"(shaded: the top n rows)</p>{board_html(check.board, check.n)}")
+            if check.printed:
+                parts.append(f"<p>Printed (last lines):</p><pre>{escape(chr(10).join(check.printed))}</pre>")
+            if check.stderr.strip():
+                parts.append(f"<p>Stderr (end):</p><pre>{escape(check.stderr[-800:])}</pre>")
+            if check.expected:
+                parts.append(f"<p>Expected: {escape(check.expected)}</p>")
+            parts.append("</details>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,156 @@
+"""arena validate against sample students (small real programs) and against our own engines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.validate import REQUIRED, performance_rating
+from tests.conftest import ROOT, run_program
+
+STUDENTS = ROOT / "tests" / "fake_engines" / "students"
+ARENA = [str(Path(sys.executable).parent / "arena")]
+SCORED = ("protocol", "rules", "time", "robustness", "tactics")
+
+
+def validate(program: str, *options: str, timeout: float = 300) -> tuple[int, dict]:
+    result = run_program([*ARENA, "validate", program, "--quick", "--games", "0", "--json", *options],
+                         timeout=timeout)
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def failing(report: dict) -> set[str]:
+    return {name for name in SCORED if not report["categories"][name]["passed"]}
+
+
+def first_failure(report: dict, category: str) -> dict:
+    return next(c for c in report["categories"][category]["checks"] if not c["passed"])
+
+
+@pytest.mark.parametrize(
+    ("student", "expected", "exit_code"),
+    [
+        ("random_legal.py", {"tactics"}, 0),
+        ("greedy_student.py", {"tactics"}, 0),
+        ("ignores_supply.py", {"rules", "tactics"}, 1),
+        ("rotates_wrong_way.py", {"rules", "robustness", "tactics"}, 1),
+        ("hardcoded_n5.py", {"protocol", "rules", "robustness", "tactics"}, 1),
+        ("ignores_clock.py", {"rules", "time", "robustness", "tactics"}, 1),
+    ],
+)
+def test_sample_student_fails_exactly_the_expected_categories(
+    student: str, expected: set[str], exit_code: int
+) -> None:
+    code, report = validate(f"python3 {STUDENTS / student}")
+    assert failing(report) == expected
+    assert code == exit_code
+    assert set(report["categories"]) == {"protocol", "rules", "time", "robustness", "tactics", "strength"}
+    assert report["verdict"].startswith("PASS" if exit_code == 0 else "FAIL")
+
+
+def test_student_ignoring_the_supply_is_caught_dropping_with_no_pebble_in_hand() -> None:
+    _, report = validate(f"python3 {STUDENTS / 'ignores_supply.py'}")
+    check = first_failure(report, "rules")
+    assert "no-pebbles-in-hand" in check["id"]
+    assert check["detail"].startswith("illegal-move: cannot drop: ")
+    assert "has no pebbles in hand" in check["detail"]
+    assert check["command"].endswith(f"{check['n']} {check['player']} {check['board']} 1")
+
+
+def test_student_rotating_the_wrong_way_is_caught_with_the_expected_board() -> None:
+    _, report = validate(f"python3 {STUDENTS / 'rotates_wrong_way.py'}")
+    check = first_failure(report, "rules")
+    assert check["detail"].startswith("board-mismatch: move -")
+    assert ", but the engine printed " in check["detail"]
+
+
+def test_student_hardcoded_for_n5_fails_on_the_seed_example() -> None:
+    _, report = validate(f"python3 {STUDENTS / 'hardcoded_n5.py'}")
+    answers = next(c for c in report["categories"]["protocol"]["checks"] if c["id"] == "answers")
+    assert not answers["passed"]
+    assert answers["detail"].startswith("no-answer: exited with status 1")
+    assert "IndexError" in answers["stderr"]
+
+
+@pytest.mark.parametrize(
+    ("program", "detail"),
+    [
+        ("python3 {tmp}/missing.py", "engine 'python3 {tmp}/missing.py': script '{tmp}/missing.py' not found"),
+        ("{tmp}/noexec.py", "{tmp}/noexec.py is not executable; run chmod +x"),
+        ("python3 {tmp}/py2.py", "no-answer: exited with status 1"),
+        ("python3 {tmp}/crash.py", "no-answer: exited with status 1"),
+    ],
+)
+def test_broken_programs_get_a_report_not_a_traceback(tmp_path: Path, program: str, detail: str) -> None:
+    (tmp_path / "noexec.py").write_text("print('hi')\n")
+    (tmp_path / "noexec.py").chmod(0o644)
+    (tmp_path / "py2.py").write_text("print '1 ..................'\n")
+    (tmp_path / "crash.py").write_text("raise SystemExit('I crashed')\n")
+    program = program.format(tmp=tmp_path)
+    code, report = validate(program)
+    assert code == 1
+    assert report["program"] == program
+    assert failing(report) >= {"protocol", "rules", "robustness"}
+    protocol = report["categories"]["protocol"]["checks"]
+    failed = next(c for c in protocol if not c["passed"])
+    assert detail.format(tmp=tmp_path) in failed["detail"]
+
+
+def test_hanging_program_fails_on_time_without_stalling(tmp_path: Path) -> None:
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\ntime.sleep(600)\n")
+    code, report = validate(f"python3 {hang}", "--n", "3")
+    assert code == 1
+    assert {"protocol", "rules", "time", "robustness"} <= failing(report)
+    check = first_failure(report, "time")
+    assert "ran past 1 s + grace with no answer" in check["detail"]
+
+
+def test_text_report_names_the_failure_with_evidence() -> None:
+    result = run_program([*ARENA, "validate", f"python3 {STUDENTS / 'ignores_supply.py'}", "--quick",
+                          "--games", "0", "--n", "3"])
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("FAIL: rules (first failure: n3-x-no-pebbles-in-hand-1: illegal-move: ")
+    assert "  rules       FAIL " in result.stdout
+    assert "    command : " in result.stdout and "    expected: " in result.stdout
+
+
+def test_html_report_is_written_with_boards(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    code, _ = validate(f"python3 {STUDENTS / 'random_legal.py'}", "--n", "3", "--html", str(page))
+    assert code == 0
+    html = page.read_text()
+    assert html.startswith("<!doctype html>")
+    assert "<table class=\"board\">" in html and "Betsy validation" in html
+
+
+@pytest.mark.parametrize("args", [["--n", "3,x"], ["--time", "0"], ["--games", "-1"]])
+def test_validate_usage_errors_exit_2(args: list[str]) -> None:
+    result = run_program([*ARENA, "validate", "random", *args])
+    assert result.returncode == 2
+    assert result.stderr.startswith("arena: error: invalid --")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["alphabeta", "mcts_alphabeta"])
+def test_our_engines_pass_every_category(engine: str) -> None:
+    code, report = validate(f"python3 {ROOT / 'engines' / f'{engine}.py'}", timeout=600)
+    assert code == 0
+    assert failing(report) == set()
+    assert all(report["categories"][name]["passed"] for name in REQUIRED)
+
+
+def test_performance_rating_matches_hand_values() -> None:
+    # Even score against a 400-rated field: 400. One win and one loss against 0 and 800: 400 too.
+    assert performance_rating([(400.0, 1.0), (400.0, 0.0)], prior_games=0) == pytest.approx(400.0)
+    assert performance_rating([(0.0, 1.0), (800.0, 0.0)], prior_games=0) == pytest.approx(400.0)
+    # 3/4 against a 0-rated opponent: 400 * log10(3) = 190.85.
+    results = [(0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 0.0)]
+    assert performance_rating(results, prior_games=0) == pytest.approx(190.85, abs=0.01)
+    assert performance_rating([]) == 0.0
