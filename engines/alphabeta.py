@@ -22,7 +22,7 @@ from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import AlphaBeta, SearchResult
 from harness.games.betsy import Move, Position
 
-OPTIONS = {"depth": int, "nodes": int, "info": bool}
+OPTIONS = {"depth": int, "nodes": int, "info": bool, "contempt": int}
 TIME_FRACTION = 0.9
 """Answer by this fraction of the limit, counted from process start."""
 EXIT_MARGIN = 0.03
@@ -45,13 +45,14 @@ def choose_move(
     max_nodes: int | None = None,
     on_iteration: object = None,
     rng: Rng | None = None,
+    contempt: int = CONTEMPT,
 ) -> SearchResult:
     """Search ``position`` until the deadline, depth or node limit; the last completed iteration.
 
     ``rng`` shuffles the root moves first, which breaks ties between equal moves at random (the
     search keeps the first of equal moves); without it the choice is deterministic.
     """
-    searcher = AlphaBeta(evaluate, contempt=CONTEMPT)
+    searcher = AlphaBeta(evaluate, contempt=contempt)
     if rng is not None:
         def shuffled(_game: object, moves: list[Move]) -> list[Move]:
             moves = moves[:]
@@ -82,8 +83,9 @@ def deepen(
         if deadline is not None:
             spent = result.seconds - previous_seconds
             previous_seconds = result.seconds
-            # The next iteration costs a few times this one: do not start what cannot finish.
-            if time.monotonic() + 2.5 * spent >= deadline:
+            # A stopped depth still yields its best move once the previous best is searched, which
+            # takes a fraction of the depth: start the next one unless even that cannot finish.
+            if time.monotonic() + 0.5 * spent >= deadline:
                 break
     assert result is not None
     return result
@@ -92,7 +94,8 @@ def deepen(
 def _info(result: SearchResult) -> None:
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
     print(
-        f"info depth {result.depth} score {result.score} nodes {result.nodes} nps {rate:.0f} "
+        f"info depth {result.depth}{' (partial)' if result.partial else ''} score {result.score} "
+        f"nodes {result.nodes} nps {rate:.0f} "
         f"time {result.seconds:.3f} pv {' '.join(map(str, result.pv))}",
         file=sys.stderr, flush=True,
     )
@@ -112,8 +115,10 @@ def _choose(request: Request) -> Move:
 
     depth = int(request.options.get("depth", 64))
     nodes = request.options.get("nodes")
+    contempt = int(request.options.get("contempt", CONTEMPT))
     result = choose_move(
-        position, deadline, depth, None if nodes is None else int(nodes), report, Rng(request.seed)
+        position, deadline, depth, None if nodes is None else int(nodes), report, Rng(request.seed),
+        contempt,
     )
     return result.move
 

@@ -1,6 +1,10 @@
 """MCTS-assisted alpha-beta: alpha-beta is the backbone, MCTS sees past its horizon.
 
-``python -m engines.mcts_alphabeta N PLAYER BOARD SECONDS [--seed S] [--info] [--mcts-share F]``
+``python -m engines.mcts_alphabeta N PLAYER BOARD SECONDS [--seed S] [--info] [--mcts-share F]
+[--playouts K] [--depth D]``
+
+With ``--seed``, ``--playouts`` and ``--depth`` the move is reproducible: nothing then depends on
+the clock (unless the time limit cuts the search short).
 
 1. MCTS (engines/search/mcts.py) runs for a share of the time: solver backups prove short wins and
    losses, playouts with decisive and anti-decisive moves estimate long-range prospects.
@@ -30,7 +34,7 @@ from engines.search.alphabeta import WIN_BOUND, AlphaBeta, SearchResult
 from engines.search.mcts import MCTS, WON
 from harness.games.betsy import Move, Position
 
-OPTIONS = {"info": bool, "mcts_share": float, "depth": int}
+OPTIONS = {"info": bool, "mcts_share": float, "depth": int, "playouts": int}
 MCTS_SHARE = 0.3
 """Share of the time budget given to MCTS before alpha-beta."""
 MARGIN = 8
@@ -44,11 +48,19 @@ def choose_move(
     mcts_share: float = MCTS_SHARE,
     max_depth: int = 64,
     on_iteration: object = None,
+    playouts: int | None = None,
 ) -> tuple[Move, SearchResult | None, dict[Move, tuple[int, float, int]]]:
-    """The hybrid's move, the last alpha-beta iteration (None if MCTS proved a win) and MCTS's stats."""
+    """The hybrid's move, the last alpha-beta iteration (None if MCTS proved a win) and MCTS's stats.
+
+    MCTS runs for ``mcts_share`` of the time, or for exactly ``playouts`` playouts if given (then
+    capped by the deadline only).
+    """
     now = time.monotonic()
     mcts = MCTS(evaluate, rng)
-    mcts.run(position, now + max(0.0, deadline - now) * mcts_share)
+    if playouts is not None:
+        mcts.run(position, deadline, max_playouts=playouts)
+    else:
+        mcts.run(position, now + max(0.0, deadline - now) * mcts_share)
     stats = mcts.root_statistics(position)
     proven = [move for move, (_, _, proof) in stats.items() if proof == WON]
     if proven:
@@ -82,8 +94,10 @@ def _choose(request: Request) -> Move:
                   f"pv {' '.join(map(str, result.pv))}", file=sys.stderr, flush=True)
 
     share = float(request.options.get("mcts_share", MCTS_SHARE))
+    playouts = request.options.get("playouts")
     move, _result, stats = choose_move(
-        position, deadline, Rng(request.seed), share, int(request.options.get("depth", 64)), report
+        position, deadline, Rng(request.seed), share, int(request.options.get("depth", 64)), report,
+        None if playouts is None else int(playouts),
     )
     if info:
         visits = sum(v for v, _, _ in stats.values())

@@ -171,10 +171,12 @@ _last_answer: list[str] = []
 
 
 def print_answer(position: Position, move: Move) -> None:
-    """Print the answer line now (flushed): engines that improve their move print it again."""
+    """Print the answer line now (flushed) unless it is the line printed last: engines that find a
+    better move print it again, so a kill at the deadline still finds their best answer."""
     line = format_answer(position, move)
-    print(line, flush=True)
-    _last_answer[:] = [line]
+    if _last_answer != [line]:
+        print(line, flush=True)
+        _last_answer[:] = [line]
 
 
 def format_answer(position: Position, move: Move) -> str:
@@ -202,7 +204,5 @@ def run(
     except UsageError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
-    move = choose(request)
-    if _last_answer != [format_answer(request.position, move)]:  # not already the last line printed
-        print_answer(request.position, move)
+    print_answer(request.position, choose(request))
     return 0

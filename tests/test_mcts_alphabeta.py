@@ -84,7 +84,8 @@ def test_hybrid_finds_forced_wins_in_three() -> None:
 def test_hybrid_engine_answers_the_seed_example_deterministically_with_a_seed() -> None:
     answers = []
     for _ in range(2):
-        result = run_program([*ENGINE, "5", "x", "." * 40, "1", "--seed", "7", "--depth", "3"])
+        result = run_program([*ENGINE, "5", "x", "." * 40, "5", "--seed", "7", "--depth", "3",
+                              "--playouts", "200"])
         assert result.returncode == 0, result.stderr
         answers.append(result.stdout.splitlines()[-1])
     assert answers[0] == answers[1]

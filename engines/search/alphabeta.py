@@ -33,6 +33,10 @@ MAX_PLY = 512
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 255
+_LMR_DEPTH = 3
+"""Late-move reductions apply at this remaining depth and above ..."""
+_LMR_FIRST = 3
+"""... to moves from this index on (after the table move and the best-ordered ones)."""
 """Look at the clock every 256 nodes."""
 
 
@@ -43,9 +47,10 @@ class SearchStopped(Exception):
 class SearchResult:
     """The outcome of one completed iteration."""
 
-    __slots__ = ("move", "score", "depth", "nodes", "seconds", "pv")
+    __slots__ = ("move", "score", "depth", "nodes", "seconds", "pv", "partial")
 
-    def __init__(self, move: int, score: int, depth: int, nodes: int, seconds: float, pv: list[int]):
+    def __init__(self, move: int, score: int, depth: int, nodes: int, seconds: float, pv: list[int],
+                 partial: bool = False):
         self.move = move
         """Best move found."""
         self.score = score
@@ -58,6 +63,9 @@ class SearchResult:
         """Seconds since the search started."""
         self.pv = pv
         """Principal variation from the root."""
+        self.partial = partial
+        """The deadline stopped this depth after the previous best move was searched: the move is
+        the best found so far at this depth."""
 
     @property
     def is_proven(self) -> bool:
@@ -66,7 +74,7 @@ class SearchResult:
 
     def __repr__(self) -> str:
         return (f"SearchResult(move={self.move}, score={self.score}, depth={self.depth}, "
-                f"nodes={self.nodes}, pv={self.pv})")
+                f"nodes={self.nodes}, pv={self.pv}{', partial' if self.partial else ''})")
 
 
 class AlphaBeta:
@@ -75,7 +83,7 @@ class AlphaBeta:
     __slots__ = (
         "evaluate", "order_root", "table", "killers", "history", "nodes", "path", "deadline",
         "max_nodes", "_next_check", "_repetitions", "table_limit", "contempt", "_root_turn",
-        "root_margin", "root_scores",
+        "root_margin", "root_scores", "_partial", "reductions",
     )
 
     def __init__(
@@ -93,6 +101,10 @@ class AlphaBeta:
         self.root_margin = 0
         """Root moves scoring within this margin of the best get exact scores (in root_scores),
         not just bounds: a caller can then choose among near-equal moves by other knowledge."""
+        self.reductions = True
+        """Late-move reductions on (see _negamax)."""
+        self._partial: tuple[int, int, int] = (0, 0, 0)
+        """(root moves completed, best move, its score) of the iteration in progress."""
         self.root_scores: dict[int, int] = {}
         """Scores of the root moves in the last completed iteration (exact within root_margin of
         the best; otherwise upper bounds)."""
@@ -144,10 +156,20 @@ class AlphaBeta:
             self.deadline = deadline if depth > 1 else None
             self.max_nodes = max_nodes if depth > 1 else None
             self._next_check = self.nodes + _CHECK_EVERY
+            if self.max_nodes is not None:
+                self._next_check = min(self._next_check, self.max_nodes)
             work = root.copy()
+            self._partial = (0, best_move, 0)
             try:
                 score, best_move, moves, scores = self._root(work, depth, moves, best_move)
             except SearchStopped:
+                completed, partial_move, partial_score = self._partial
+                # The previous best was searched first: once it is done at this depth, any move
+                # that beat it is better at this depth too, so the partial result can be played.
+                if completed >= 1:
+                    pv = self._principal_variation(root, partial_move, depth)
+                    yield SearchResult(partial_move, partial_score, depth, self.nodes,
+                                       time.monotonic() - start, pv, partial=True)
                 return
             self.root_scores = scores
             pv = self._principal_variation(root, best_move, depth)
@@ -199,6 +221,7 @@ class AlphaBeta:
                 alpha = score
                 best_move = move
             first = False
+            self._partial = (len(scores), best_move, alpha)
         self.path.discard(key)
         reordered = sorted(ordered, key=lambda m: -scores[m])
         self._store(key, depth, _EXACT, alpha, best_move, 0)
@@ -263,8 +286,8 @@ class AlphaBeta:
             self.nodes += tried
         killers = self.killers[ply]
         history = self.history
+        k0, k1 = killers
         if len(moves) > 1:
-            k0, k1 = killers
             moves.sort(key=lambda m: -(
                 (1 << 40) if m == table_move else
                 (1 << 38) if m == k0 else
@@ -280,7 +303,8 @@ class AlphaBeta:
         first = True
         child_depth = depth - 1
         win_here = WIN - ply - 1
-        for move in moves:
+        reduce_from = _LMR_FIRST if depth >= _LMR_DEPTH and self.reductions else len(moves)
+        for index, move in enumerate(moves):
             push(move)
             self.nodes += 1
             winner = won(move)
@@ -289,7 +313,15 @@ class AlphaBeta:
             elif first:
                 score = -self._negamax(game, child_depth, -beta, -alpha, ply + 1)
             else:
-                score = -self._negamax(game, child_depth, -alpha - 1, -alpha, ply + 1)
+                if index >= reduce_from and move != k0 and move != k1:
+                    # Late-move reduction: a late quiet move is first searched one ply shallower
+                    # (two when very late and deep); only if it then beats alpha is it searched in full.
+                    reduction = 2 if index >= 2 * _LMR_FIRST and depth >= 6 else 1
+                    score = -self._negamax(game, child_depth - reduction, -alpha - 1, -alpha, ply + 1)
+                    if score > alpha:
+                        score = -self._negamax(game, child_depth, -alpha - 1, -alpha, ply + 1)
+                else:
+                    score = -self._negamax(game, child_depth, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -self._negamax(game, child_depth, -beta, -alpha, ply + 1)
             pop()
@@ -328,9 +360,11 @@ class AlphaBeta:
 
     def _check_limits(self) -> None:
         self._next_check = self.nodes + _CHECK_EVERY
+        if self.max_nodes is not None:
+            if self.nodes >= self.max_nodes:
+                raise SearchStopped
+            self._next_check = min(self._next_check, self.max_nodes)
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise SearchStopped
-        if self.max_nodes is not None and self.nodes >= self.max_nodes:
             raise SearchStopped
 
     def _principal_variation(self, game: Game, first: int, depth: int) -> list[int]:

@@ -1,0 +1,36 @@
+"""``betsy``: the strongest engine we have, under the assignment's exact command line.
+
+``betsy N PLAYER BOARD SECONDS`` prints a friendly line, then the best move found so far after each
+completed search depth; the last line is the answer ``MOVE NEWBOARD``. Which engine is strongest is
+decided by measurement (see README, "Engines"); it is named once, here.
+"""
+
+from __future__ import annotations
+
+if __name__ == "__main__" and not __package__:  # run as a file: import engines.* from the project root
+    import os
+    import sys
+
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+import sys
+
+from engines import alphabeta as strongest
+from engines.protocol import Request, run
+from harness.games.betsy import Move
+
+ENGINE = "alphabeta"
+
+
+def _choose(request: Request) -> Move:
+    print(f"Shhh... I'm thinking! ({ENGINE}, {request.seconds:g} s, n = {request.position.n})", flush=True)
+    return strongest._choose(request)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    return run("betsy", _choose, argv, strongest.OPTIONS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
