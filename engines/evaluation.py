@@ -90,7 +90,10 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
         open_values, blocked_values = tables_for(position.n)
         x, o = position.masks
         score = 0
+        occupied = x | o
         for line in position.geometry.lines:
+            if not occupied & line:
+                continue
             xs = (x & line).bit_count()
             os_ = (o & line).bit_count()
             if not os_:

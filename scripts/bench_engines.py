@@ -3,8 +3,9 @@
 For a fixed set of positions at n = 5 and n = 8 (deterministic random playouts of 4 to 24 plies), it
 prints (1) nodes per second of the search, in-process, 1 s per position; (2) the depth of the last
 completed iteration when the engine runs as a program under the protocol with 1 s and 5 s limits, as
-the referee runs it. A node is a position made by a move: every push in the search, including the
-horizon's check for a winning move. Goal: >= 200k nodes/s at n = 5.
+the referee runs it. A node is a position the search visits (each move it makes, as in the usual
+count of negamax calls); the horizon's check for a winning move is not counted. Goal: >= 200k
+nodes/s at n = 5.
 
 Usage: .venv/bin/python scripts/bench_engines.py [--sizes 5,8] [--limits 1,5] [--positions 4]
 """

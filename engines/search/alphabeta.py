@@ -17,6 +17,7 @@ The public entry points check their inputs; the recursive worker is private.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,7 +116,9 @@ class AlphaBeta:
         """key -> (depth, flag, score, move)."""
         self.table_limit = table_limit
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY)]
-        self.history: dict[tuple[int, int], int] = {}
+        self.history: tuple[defaultdict[int, int], defaultdict[int, int]] = (
+            defaultdict(int), defaultdict(int))
+        """Per side to move: move -> sum of depth^2 over the cut-offs it caused."""
         self.nodes = 0
         self.path: set[int] = set()
         self.deadline: float | None = None
@@ -240,17 +243,8 @@ class AlphaBeta:
         mover = game.turn
         if depth <= 0 or ply >= MAX_PLY - 1:
             # Threat detection at the horizon: the side to move wins if it has a winning move.
-            push, pop, won = game.push, game.pop, game.winner_after_push
-            tried = 0
-            for move in game.legal_moves():
-                push(move)
-                winner = won(move)
-                pop()
-                tried += 1
-                if winner == mover:
-                    self.nodes += tried
-                    return WIN - ply - 1
-            self.nodes += tried
+            if game.has_winning_move():
+                return WIN - ply - 1
             return self.evaluate(game)
 
         table_move = 0
@@ -272,28 +266,18 @@ class AlphaBeta:
 
         moves = game.legal_moves()
         push, pop, won = game.push, game.pop, game.winner_after_push
-        if depth >= 2:
-            # Immediate wins first: a winning move ends the search of this node at once.
-            tried = 0
-            for move in moves:
-                push(move)
-                winner = won(move)
-                pop()
-                tried += 1
-                if winner == mover:
-                    self.nodes += tried
-                    return WIN - ply - 1
-            self.nodes += tried
+        if depth >= 2 and game.has_winning_move():
+            return WIN - ply - 1  # an immediate win ends the search of this node at once
         killers = self.killers[ply]
-        history = self.history
+        history = self.history[mover]
         k0, k1 = killers
         if len(moves) > 1:
-            moves.sort(key=lambda m: -(
-                (1 << 40) if m == table_move else
-                (1 << 38) if m == k0 else
-                (1 << 37) if m == k1 else
-                history.get((mover, m), 0)
-            ))
+            # History order (a C-level sort key), then killers and the table move to the front.
+            moves.sort(key=history.__getitem__, reverse=True)
+            for front in (k1, k0, table_move):
+                if front and front in moves:
+                    moves.remove(front)
+                    moves.insert(0, front)
 
         original_alpha = alpha
         repetitions_before = self._repetitions
@@ -335,7 +319,7 @@ class AlphaBeta:
                         if move != killers[0]:
                             killers[1] = killers[0]
                             killers[0] = move
-                        history[(mover, move)] = history.get((mover, move), 0) + depth * depth
+                        history[move] += depth * depth
                         break
         self.path.discard(key)
         if self._repetitions == repetitions_before:  # path-independent: safe to store

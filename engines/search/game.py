@@ -27,6 +27,9 @@ if TYPE_CHECKING:
         def winner_after_push(self, move: int) -> int | None:
             """After push(move): the side that has won (0 or 1), or None if the game goes on."""
 
+        def has_winning_move(self) -> bool:
+            """Whether the side to move can win at once (a game may answer faster than trying)."""
+
         def key(self) -> int:
             """An exact hashable key of the position, side to move included."""
 
