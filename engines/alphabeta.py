@@ -115,6 +115,12 @@ def _choose(request: Request) -> Move:
 
     depth = int(request.options.get("depth", 64))
     nodes = request.options.get("nodes")
+    if "depth" not in request.options and "nodes" not in request.options:
+        from engines.tablebase import probe
+
+        known = probe(position)  # small boards are solved: play the exact move
+        if known is not None:
+            return known
     contempt = int(request.options.get("contempt", CONTEMPT))
     result = choose_move(
         position, deadline, depth, None if nodes is None else int(nodes), report, Rng(request.seed),

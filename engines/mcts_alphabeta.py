@@ -93,6 +93,12 @@ def _choose(request: Request) -> Move:
             print(f"info depth {result.depth} score {result.score} nodes {result.nodes} "
                   f"pv {' '.join(map(str, result.pv))}", file=sys.stderr, flush=True)
 
+    if "depth" not in request.options and "playouts" not in request.options:
+        from engines.tablebase import probe
+
+        known = probe(position)  # small boards are solved: play the exact move
+        if known is not None:
+            return known
     share = float(request.options.get("mcts_share", MCTS_SHARE))
     playouts = request.options.get("playouts")
     move, _result, stats = choose_move(

@@ -33,6 +33,8 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     fi
     touch "$STAMP"
 fi
+# The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
+"$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
 # Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.
 if [ -n "$(find "$ROOT/harness" "$ROOT/engines" -name '*.py' -newer "$STAMP" -print -quit)" ]; then
     "$VENV_PY" -m compileall -q "$ROOT/harness" "$ROOT/engines" >/dev/null && touch "$STAMP"

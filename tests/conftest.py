@@ -23,3 +23,10 @@ def run_program(argv: list[str], timeout: float = 60) -> subprocess.CompletedPro
 @pytest.fixture
 def python() -> str:
     return sys.executable
+
+
+@pytest.fixture(autouse=True)
+def no_tablebase(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Engines search unless a test gives them a table: results must not depend on whether this
+    machine has built one (engines read $BETSY_TABLES, inherited by their processes)."""
+    monkeypatch.setenv("BETSY_TABLES", str(tmp_path_factory.mktemp("no-tables")))
