@@ -114,6 +114,21 @@ def _mixed_ends(position: Position, column: int) -> bool:
     return bool(x >> base & 1) != bool(x >> (base + h - 1) & 1)
 
 
+def _filled_position(n: int, heights: list[int], seed: int) -> Position | None:
+    """Columns of the given heights filled at random, alternate counts (x one ahead at most), with
+    the side to move that the counts imply; None if invalid or a line is already complete."""
+    g = geometry(n)
+    cells = sum(heights)
+    x_count = (cells + 1) // 2
+    if x_count > g.supply or cells - x_count > g.supply:
+        return None
+    board = _fill_columns(n, heights, x_count, seed)
+    if board is None:
+        return None
+    position = Position(n, board, BLUE if cells % 2 == 0 else RED)
+    return position if position.winner() is None else None
+
+
 def full_columns_position(n: int, full: int, seed: int) -> Position | None:
     """A position with ``full`` full columns and room to drop elsewhere, no line yet."""
     g = geometry(n)
@@ -123,16 +138,8 @@ def full_columns_position(n: int, full: int, seed: int) -> Position | None:
         for i in range(n - 1, 0, -1):
             j = rng.randrange(i + 1)
             heights[i], heights[j] = heights[j], heights[i]
-        cells = sum(heights)
-        x_count = (cells + 1) // 2
-        if x_count > g.supply or cells - x_count > g.supply:
-            continue
-        board = _fill_columns(n, heights, x_count, seed * 1000 + attempt)
-        if board is None:
-            continue
-        turn = BLUE if cells % 2 == 0 else RED
-        position = Position(n, board, turn)
-        if position.winner() is None and any(m > 0 for m in position.legal_moves()):
+        position = _filled_position(n, heights, seed * 1000 + attempt)
+        if position is not None and any(m > 0 for m in position.legal_moves()):
             return position
     return None
 
@@ -147,15 +154,8 @@ def near_full_position(n: int, empty: int, seed: int) -> Position | None:
             c = rng.randrange(n)
             if heights[c] > 0:
                 heights[c] -= 1
-        cells = sum(heights)
-        x_count = (cells + 1) // 2
-        if x_count > g.supply or cells - x_count > g.supply:
-            continue
-        board = _fill_columns(n, heights, x_count, seed * 1000 + attempt)
-        if board is None:
-            continue
-        position = Position(n, board, BLUE if cells % 2 == 0 else RED)
-        if position.winner() is None:
+        position = _filled_position(n, heights, seed * 1000 + attempt)
+        if position is not None:
             return position
     return None
 

@@ -218,13 +218,14 @@ class MCTS:
             moves = game.legal_moves()
             mover = game.turn
             chosen = None
-            for move in moves:  # decisive: a winning move
-                game.push(move)
-                winner = game.winner_after_push(move)
-                game.pop()
-                if winner == mover:
-                    chosen = move
-                    break
+            if game.has_winning_move():  # decisive: play the winning move
+                for move in moves:
+                    game.push(move)
+                    winner = game.winner_after_push(move)
+                    game.pop()
+                    if winner == mover:
+                        chosen = move
+                        break
             if chosen is not None:
                 game.push(chosen)
                 pushed += 1
@@ -234,7 +235,7 @@ class MCTS:
             for _attempt in range(3):
                 move = moves[rng.randrange(len(moves))]
                 game.push(move)
-                if game.winner_after_push(move) is None and not self._has_win(game):
+                if game.winner_after_push(move) is None and not game.has_winning_move():
                     break
                 game.pop()
             else:
@@ -257,14 +258,3 @@ class MCTS:
         for _ in range(pushed):
             game.pop()
         return result
-
-    @staticmethod
-    def _has_win(game: Game) -> bool:
-        mover = game.turn
-        for move in game.legal_moves():
-            game.push(move)
-            winner = game.winner_after_push(move)
-            game.pop()
-            if winner == mover:
-                return True
-        return False
