@@ -34,3 +34,12 @@ def test_rotation_of_a_full_column_completing_its_line_is_a_winning_move() -> No
     assert position.after(-1).winner() == 0
     assert position.has_winning_move()
     assert Position.from_text("3", "o", "x.." "x.." "o.." "o.." "o.." "x..").has_winning_move() is False
+
+
+def test_opponent_has_winning_move_is_the_threat_of_the_side_not_to_move() -> None:
+    # x threatens to complete its row by dropping into column 3.
+    position = Position.from_text("3", "o", "......xx.oxoxooxox")
+    assert position.opponent_has_winning_move()
+    assert not position.has_winning_move()
+    assert position.turn == 1  # unchanged
+    assert Position.from_text("3", "x", "......xx.oxoxooxox").opponent_has_winning_move() is False

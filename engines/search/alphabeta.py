@@ -3,8 +3,9 @@ that implements the small ``Game`` protocol (engines/search/game.py).
 
 - Transposition table keyed by the game's exact position key, with depth-preferred replacement and
   win/loss scores stored relative to the node.
-- Move ordering: table move, immediate wins (found by a pre-scan at interior nodes), killer moves
-  (two per ply) and the history heuristic.
+- Move ordering: table move, immediate wins (found by a pre-scan at interior nodes), forced blocks
+  (when the opponent threatens to win at once, only the moves that stop it are searched), killer
+  moves (two per ply) and the history heuristic.
 - Threat detection at the horizon: a leaf whose side to move has a winning move scores as that win.
 - A position repeated on the search path scores as a draw; any score that depended on such a draw
   is path-dependent and is not stored in the table.
@@ -266,8 +267,22 @@ class AlphaBeta:
 
         moves = game.legal_moves()
         push, pop, won = game.push, game.pop, game.winner_after_push
-        if depth >= 2 and game.has_winning_move():
-            return WIN - ply - 1  # an immediate win ends the search of this node at once
+        if depth >= 2:
+            if game.has_winning_move():
+                return WIN - ply - 1  # an immediate win ends the search of this node at once
+            if game.opponent_has_winning_move():
+                # Forced blocks: any move after which the opponent can still win at once loses
+                # at once, no better than any blocking move, so only blocking moves are searched.
+                blocks = []
+                for move in moves:
+                    push(move)
+                    if won(move) is None and not game.has_winning_move():
+                        blocks.append(move)
+                    pop()
+                self.nodes += len(moves)
+                if not blocks:
+                    return -(WIN - ply - 2)
+                moves = blocks
         killers = self.killers[ply]
         history = self.history[mover]
         k0, k1 = killers

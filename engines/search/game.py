@@ -30,6 +30,9 @@ if TYPE_CHECKING:
         def has_winning_move(self) -> bool:
             """Whether the side to move can win at once (a game may answer faster than trying)."""
 
+        def opponent_has_winning_move(self) -> bool:
+            """Whether the side not to move could win at once if it were its turn."""
+
         def key(self) -> int:
             """An exact hashable key of the position, side to move included."""
 

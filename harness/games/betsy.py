@@ -472,6 +472,14 @@ class Position:
                 return True
         return False
 
+    def opponent_has_winning_move(self) -> bool:
+        """Whether the side not to move could win at once if it were its turn (a threat)."""
+        self.turn ^= 1
+        try:
+            return self.has_winning_move()
+        finally:
+            self.turn ^= 1
+
     def _rotation_wins(self, column: int) -> bool:
         self.push(-(column + 1))
         winner = self.winner_after_push(-(column + 1))
