@@ -278,7 +278,9 @@ def validate(
     program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
     time: Annotated[int, typer.Option("--time", help="Seconds per move given to the program.")] = 1,
     n: Annotated[str, typer.Option("--n", help="Board sizes for the rules checks, e.g. 3,5,8.")] = "3,5,8",
-    games: Annotated[int, typer.Option("--games", help="Games against each reference engine.")] = 2,
+    games: Annotated[
+        Optional[int], typer.Option("--games", help="Games against each reference engine (default 2; 1 with --quick).")
+    ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A reduced suite (about a minute).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
@@ -296,9 +298,10 @@ def validate(
     def prepare() -> Settings:
         if time < 1:
             raise UsageError(f"invalid --time {time}: give a whole number of seconds >= 1")
-        if games < 0:
+        if games is not None and games < 0:
             raise UsageError(f"invalid --games {games}: must be 0 or more")
-        return Settings(seconds=time, sizes=_parse_sizes(n), games=games, quick=quick)
+        count = games if games is not None else (1 if quick else 2)
+        return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick)
 
     settings = _guard(prepare)
     command = program

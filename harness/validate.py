@@ -294,7 +294,7 @@ class Validator:
         category = Category("strength")
         n = 5 if 5 in self.settings.sizes else self.settings.sizes[0]
         opponents = ["random", "greedy"] if self.settings.quick else ["random", "greedy", "alphabeta"]
-        max_plies = 30 if self.settings.quick else 60
+        max_plies = 20 if self.settings.quick else 40
         results: list[tuple[str, float]] = []
         summary: dict[str, Any] = {"n": n, "max_plies": max_plies, "opponents": {}}
         if self.engine is None:
