@@ -126,7 +126,7 @@ def match(
 ) -> None:
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
     from harness.engines import resolve_engine
-    from harness.match import play_game
+    from harness.match import play_game, score_for_x
     from harness.referee import Limits
 
     def prepare() -> tuple[object, object, Limits]:
@@ -155,9 +155,9 @@ def match(
             x, o, n, time, max_plies=max_plies, win_priority=win_priority,  # type: ignore[arg-type]
             limits=limits, on_move=None if as_json else _print_move,
         )
-        points = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(record.result, (0.5, 0.5))
-        scores[0] += points[1] if swap else points[0]
-        scores[1] += points[0] if swap else points[1]
+        blue = score_for_x(record.result)
+        scores[0] += 1 - blue if swap else blue
+        scores[1] += blue if swap else 1 - blue
         if as_json:
             typer.echo(json.dumps(record.to_json()))
         else:

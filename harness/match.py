@@ -102,6 +102,33 @@ class GameRecord:
 MoveCallback = Callable[[GameRecord, MoveRecord, Position], None]
 
 
+def score_for_x(result: str) -> float:
+    """Blue's points for a result: 1 for ``1-0``, 0 for ``0-1``, 0.5 for a draw."""
+    return {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+
+
+@dataclass
+class Standing:
+    """Wins, draws and losses of one engine."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    def add(self, score: float) -> None:
+        """Count one game in which the engine scored ``score`` (1, 0.5 or 0)."""
+        if score == 1:
+            self.wins += 1
+        elif score == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+
 def play_game(
     x: EngineSpec,
     o: EngineSpec,

@@ -7,6 +7,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.match import Standing, score_for_x
 from harness.protocol import Verdict
 from harness.ratings import GameResult, elo_ratings, los_matrix, pentanomial
 from harness.store import Store
@@ -58,24 +59,22 @@ def build_report(store: Store, tournament: int) -> Report:
     rows = {name: EngineRow(name) for name in names}
     cross: dict[str, dict[str, tuple[float, int]]] = {a: {} for a in names}
     results = []
+    standings = {name: Standing() for name in names}
     for game in stored:
-        score = {"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)
+        score = score_for_x(game.result)
         results.append(GameResult(game.x, game.o, score, game.pair_key))
         for me, other, points in ((game.x, game.o, score), (game.o, game.x, 1 - score)):
             row = rows[me]
             row.games += 1
             row.score += points
-            if points == 1:
-                row.wins += 1
-            elif points == 0:
-                row.losses += 1
-            else:
-                row.draws += 1
+            standings[me].add(points)
             got, played = cross[me].get(other, (0.0, 0))
             cross[me][other] = (got + points, played + 1)
         if game.fault is not None:
             loser = rows[game.fault["engine"]]
             loser.faults[game.fault["verdict"]] = loser.faults.get(game.fault["verdict"], 0) + 1
+    for name, standing in standings.items():
+        rows[name].wins, rows[name].draws, rows[name].losses = standing.wins, standing.draws, standing.losses
     ratings = elo_ratings(results) if results else {}
     for name, rating in ratings.items():
         rows[name].elo = rating.elo

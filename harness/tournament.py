@@ -19,33 +19,12 @@ from pathlib import Path
 
 from harness.config import TournamentConfig
 from harness.engines import EngineSpec
-from harness.match import GameRecord, play_game
+from harness.match import GameRecord, Standing, play_game, score_for_x
 from harness.referee import Limits, kill_current_call
 from harness.schedule import ScheduledGame, schedule, start_position
 from harness.store import Store
 
 log = logging.getLogger("arena.tournament")
-
-
-@dataclass
-class Standing:
-    """Wins, draws and losses of one engine."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def points(self) -> float:
-        return self.wins + 0.5 * self.draws
-
-    def add(self, score: float) -> None:
-        if score == 1:
-            self.wins += 1
-        elif score == 0:
-            self.losses += 1
-        else:
-            self.draws += 1
 
 
 @dataclass
@@ -108,10 +87,6 @@ def _play(game: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: _Settings
     return record
 
 
-def _score_for_x(result: str) -> float:
-    return {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
-
-
 def standings_text(standings: dict[str, Standing]) -> str:
     ranked = sorted(standings.items(), key=lambda item: -item[1].points)
     return "  ".join(f"{name} {s.wins}-{s.draws}-{s.losses}" for name, s in ranked)
@@ -135,8 +110,8 @@ def run_tournament(
         summary = RunSummary(tournament, path, len(games), len(games) - len(todo))
         summary.standings = {engine.name: Standing() for engine in config.engines}
         for stored in store.games(tournament):
-            summary.standings[stored.x].add(_score_for_x(stored.result))
-            summary.standings[stored.o].add(1 - _score_for_x(stored.result))
+            summary.standings[stored.x].add(score_for_x(stored.result))
+            summary.standings[stored.o].add(1 - score_for_x(stored.result))
         log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",
                  config.name, tournament, path, len(games), summary.already_done)
         if todo:
@@ -193,7 +168,7 @@ def _run_games(
                         store.save_game(tournament, game, record)
                         pending.remove(game)
                         summary.played += 1
-                        score = _score_for_x(record.result)
+                        score = score_for_x(record.result)
                         summary.standings[game.x].add(score)
                         summary.standings[game.o].add(1 - score)
                         log.info("%s: %s (%s)", game.game_id, record.result, record.reason)

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.engines import EngineSpec, builtin_engine
 from harness.games.betsy import Position, initial_position
-from harness.match import play_game
+from harness.match import play_game, score_for_x
 from harness.positions import (
     Case,
     all_moves_lose_position,
@@ -314,7 +314,7 @@ class Validator:
                 x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
                 self.progress(f"strength: game {game + 1}/{games} against {name}")
                 record = play_game(x, o, n, self.settings.seconds, max_plies=max_plies, limits=self.limits)
-                score = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
+                score = score_for_x(record.result)
                 mine = score if x is student else 1 - score
                 points += mine
                 results.append((name, mine))
