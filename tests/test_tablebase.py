@@ -57,6 +57,7 @@ def test_n3_from_the_empty_board_is_a_draw(use_tables: Path) -> None:
     assert table.lookup(initial_position(3)) == (0, 0)
 
 
+@pytest.mark.skipif(not ORACLE.exists(), reason=f"oracle sample not found at {ORACLE} (../shared/data)")
 def test_table_agrees_with_every_oracle_position(use_tables: Path) -> None:
     rows = [json.loads(line) for line in ORACLE.read_text().splitlines() if line.strip()]
     assert len(rows) == 300
