@@ -53,14 +53,15 @@ def test_quick_yaml_loads_with_its_fields() -> None:
     assert (config.name, config.game, config.n) == ("quick", "betsy", (5,))
     assert (config.time, config.allow_fractional_time, config.grace) == (1.0, False, 0.5)
     assert (config.max_plies, config.win_priority, config.format) == (200, "mover", "round-robin")
-    assert config.rounds == 20
+    assert config.rounds == 1
     assert (config.openings_plies, config.openings_seed, config.openings_file) == (2, 1, None)
     assert config.opening_positions == {}
     assert config.path == str(path)
-    assert [e.name for e in config.engines] == ["random", "greedy"]
-    assert [e.builtin for e in config.engines] == ["random", "greedy"]
+    assert [e.name for e in config.engines] == ["random", "greedy", "alphabeta", "mcts-alphabeta"]
+    assert [e.builtin for e in config.engines] == ["random", "greedy", "alphabeta", "mcts-alphabeta"]
     assert config.engines[0].command == (sys.executable, str(ENGINES_DIR / "random_mover.py"))
     assert config.engines[1].command == (sys.executable, str(ENGINES_DIR / "greedy.py"))
+    assert config.engines[3].command == (sys.executable, str(ENGINES_DIR / "mcts_alphabeta.py"))
     assert all(e.extra_args == () for e in config.engines)
 
 
