@@ -104,7 +104,7 @@ def render_text(report: Report) -> str:
     ]
     names = [row.name for row in report.engines]
     width = max([len(name) for name in names] + [6])
-    cell = max(9, width)
+    cell = max(9, width + 2)
     lines.append(" " * (width + 2) + "".join(f"{name:>{cell}}" for name in names))
     for a in names:
         cells = []
