@@ -23,18 +23,6 @@ from harness.games.betsy import Move, Position
 _WINS, _SAFE, _ALLOWS_WIN, _LOSES = range(4)
 
 
-def _opponent_can_win(position: Position) -> bool:
-    """Whether the side to move in ``position`` has a move that wins at once."""
-    mover = position.turn
-    for reply in position.legal_moves():
-        position.push(reply)
-        winner = position.winner()
-        position.pop()
-        if winner == mover:
-            return True
-    return False
-
-
 def choose_move(position: Position, rng: Rng) -> Move:
     """The greedy choice described in the module docstring."""
     me = position.turn
@@ -49,7 +37,7 @@ def choose_move(position: Position, rng: Rng) -> Move:
         elif winner is not None:
             move_class, score = _LOSES, 0
         else:
-            move_class = _ALLOWS_WIN if _opponent_can_win(position) else _SAFE
+            move_class = _ALLOWS_WIN if position.has_winning_move() else _SAFE
             score = line_balance(position, me)
         position.pop()
         if move_class < best_class or (move_class == best_class and score > best_score):

@@ -203,7 +203,7 @@ def _print_report(db: Path, tournament: int | None, fmt: str) -> None:
         chosen = tournament if tournament is not None else store.latest_tournament()
         if chosen is None:
             raise UsageError(f"{db} holds no tournament yet")
-        if store.latest_tournament() is not None and chosen not in range(1, (store.latest_tournament() or 0) + 1):
+        if not store.has_tournament(chosen):
             raise UsageError(f"{db} has no tournament #{chosen}")
         report = build_report(store, chosen)
     if fmt == "json":

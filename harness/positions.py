@@ -180,7 +180,7 @@ def safe_moves(position: Position) -> set[int]:
     found = set()
     for move in position.legal_moves():
         position.push(move)
-        if position.winner() is None and not winning_moves(position):
+        if position.winner() is None and not position.has_winning_move():
             found.add(move)
         position.pop()
     return found
@@ -243,10 +243,7 @@ def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[
                 cases.append(Case(f"n{n}-win-in-one-{found['win-in-one']}", position,
                                   "the side to move can complete a line now", frozenset(wins)))
             continue
-        position.turn ^= 1
-        threats = winning_moves(position)
-        position.turn ^= 1
-        if threats:
+        if position.opponent_has_winning_move():
             safe = safe_moves(position)
             if safe and len(safe) < len(position.legal_moves()) and found["block"] < wanted["block"]:
                 found["block"] += 1

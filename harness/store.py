@@ -140,6 +140,11 @@ class Store:
             ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
+    def has_tournament(self, tournament: int) -> bool:
+        return self.connection.execute(
+            "SELECT 1 FROM tournaments WHERE id = ?", (tournament,)
+        ).fetchone() is not None
+
     def open_tournament(self, config: TournamentConfig, force_new: bool = False) -> int:
         """The tournament to (re)run for ``config``: the existing one if unchanged, else refuse.
 

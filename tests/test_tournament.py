@@ -220,3 +220,13 @@ engines:
     assert sorted(ids) == sorted(game.game_id for game in schedule(load_config(config)))
     assert len(ids) == len(set(ids)) == 10
     assert orphans == 0
+
+
+def test_report_of_a_tournament_number_not_in_the_database_is_refused(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL.replace("rounds: 2", "rounds: 1"))
+    db = tmp_path / "r.sqlite"
+    run_tournament(load_config(config), db, progress=False)
+    assert run_program([*ARENA, "report", str(db), "--tournament", "1"]).returncode == 0
+    result = run_program([*ARENA, "report", str(db), "--tournament", "7"])
+    assert result.returncode == 2
+    assert result.stderr == f"arena: error: {db} has no tournament #7\n"
