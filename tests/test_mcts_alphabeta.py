@@ -100,3 +100,48 @@ def test_hybrid_engine_answers_the_seed_example_deterministically_with_a_seed() 
 def test_unknown_statistics_for_an_unvisited_position() -> None:
     assert MCTS(evaluate, Rng(1)).root_statistics(Position(3)) == {}
     assert UNKNOWN == 0
+
+
+def test_mcts_root_moves_restrict_the_root() -> None:
+    position = Position(4)
+    for move in (2, 2, 3):
+        position.push(move)
+    chosen = [position.legal_moves()[-1], 1]
+    assert len(set(chosen)) == 2
+    mcts = MCTS(evaluate, Rng(5))
+    root = mcts.run(position, max_playouts=200, root_moves=[*chosen, 99])
+    assert sorted(root.moves) == sorted(chosen)
+    assert root.visits == 200
+    assert set(mcts.root_statistics(position)) == set(chosen)
+
+
+def test_mcts_root_moves_must_include_a_legal_move() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="none of root_moves is legal here"):
+        MCTS(evaluate, Rng(1)).run(Position(3), max_playouts=10, root_moves=[99])
+
+
+def test_hybrid_lets_mcts_choose_only_among_moves_alpha_beta_cannot_separate() -> None:
+    from engines.search.alphabeta import AlphaBeta
+
+    position = Position(5)
+    for move in (3, 3, 2, 4):
+        position.push(move)
+    move, result, stats = mcts_alphabeta.choose_move(
+        position, time.monotonic() + 60, Rng(9), max_depth=4, playouts=400)
+    reference = AlphaBeta(evaluate, contempt=mcts_alphabeta.CONTEMPT)
+    reference.root_margin = mcts_alphabeta.MARGIN
+    expected = reference.search(position, 4)
+    assert (result.move, result.score, result.depth) == (expected.move, expected.score, 4)
+    near = {m for m, score in reference.root_scores.items() if score >= expected.score - mcts_alphabeta.MARGIN}
+    assert len(near) >= 2
+    assert set(stats) == near
+    assert all(visits >= 1 for visits, _, _ in stats.values())
+    assert move == max(near, key=lambda m: (stats[m][0], m == result.move))
+
+
+def test_hybrid_skips_mcts_when_alpha_beta_proves_the_result() -> None:
+    win = Position.from_text("3", "x", X_THREATENS_ROW)
+    move, result, stats = mcts_alphabeta.choose_move(win, time.monotonic() + 1, Rng(1))
+    assert (move, result.is_proven, stats) == (3, True, {})

@@ -70,12 +70,28 @@ class MCTS:
         self.table: dict[int, Node] = {}
         self.playouts = 0
 
-    def run(self, game: Game, deadline: float | None = None, max_playouts: int | None = None) -> Node:
-        """Search from ``game`` until the deadline or playout budget, or the root is proven."""
+    def run(
+        self,
+        game: Game,
+        deadline: float | None = None,
+        max_playouts: int | None = None,
+        root_moves: list[int] | None = None,
+    ) -> Node:
+        """Search from ``game`` until the deadline or playout budget, or the root is proven.
+
+        ``root_moves`` restricts the root to those moves (for a root not searched before); the
+        root's proof is then relative to them (LOST: every one of them loses).
+        """
         if deadline is None and max_playouts is None:
             raise ValueError("give a deadline or max_playouts, or the search never ends")
         root_key = game.key()
+        fresh = root_key not in self.table
         root = self._node(game, root_key)
+        if root_moves is not None and fresh:
+            allowed = set(root_moves)
+            root.moves = [move for move in root.moves if move in allowed]
+            if not root.moves:
+                raise ValueError("none of root_moves is legal here")
         work = game.copy()
         count = 0
         while root.proof == UNKNOWN:
@@ -139,10 +155,10 @@ class MCTS:
                 break
             key = game.key()
             if key in seen:
-                reward = 0.5  # a repetition on the path: a draw
-                child = self._node(game, key)
+                # A repetition on the path: a draw. The repeated node is already on the path, so
+                # it is not counted a second time.
+                reward = 0.5
                 node.children.setdefault(move, key)
-                path.append(child)
                 break
             seen.add(key)
             expanded = move in node.children
