@@ -65,6 +65,30 @@ def test_quick_yaml_loads_with_its_fields() -> None:
     assert all(e.extra_args == () for e in config.engines)
 
 
+EXPECTED_GAMES = {
+    # config file: games its schedule holds (n sizes x pairings x rounds x 2 colours)
+    "alphabeta-vs-greedy.yaml": 40,
+    "hybrid-time-check.yaml": 20,
+    "hybrid-vs-alphabeta-n5.yaml": 200,
+    "hybrid-vs-alphabeta-n8.yaml": 200,
+    "hybrid-vs-baselines-n5.yaml": 300,
+    "quick.yaml": 12,
+    "time-check.yaml": 20,
+}
+
+
+def test_every_shipped_config_loads_and_schedules_the_games_its_comment_promises() -> None:
+    from harness.schedule import schedule
+
+    shipped = sorted(path.name for path in (ROOT / "configs").glob("*.yaml"))
+    assert shipped == sorted(EXPECTED_GAMES)
+    for name, games in EXPECTED_GAMES.items():
+        config = load_config(ROOT / "configs" / name)
+        scheduled = schedule(config)
+        assert len(scheduled) == games, name
+        assert len({game.game_id for game in scheduled}) == games, name
+
+
 def test_n_as_a_single_int_becomes_a_tuple(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "name: t\nn: 4\n" + ENGINES))
     assert config.n == (4,)
