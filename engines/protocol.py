@@ -2,7 +2,7 @@
 answer ``MOVE NEWBOARD`` as the last line of stdout.
 
 Every engine process starts afresh for each move, so this module and everything it imports stays
-light: no argparse, no typing, no random (see Rng).
+light: no argparse, no typing, no random (see harness.rng).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import time
 
 from harness.games.betsy import Move, Position, PositionError
+from harness.rng import Rng
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,46 +43,6 @@ def process_age(at: float) -> float:
 
 class UsageError(ValueError):
     """Bad command-line arguments; the message names the argument and the fix."""
-
-
-class Rng:
-    """SplitMix64: a tiny seedable generator, identical on every platform and Python version.
-
-    The stdlib's random module costs ~6 ms of import per process, i.e. per move.
-    """
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int | None = None) -> None:
-        if seed is None:
-            seed = time.time_ns() ^ (os.getpid() << 32)
-        self.state = seed & 0xFFFFFFFFFFFFFFFF
-
-    def next64(self) -> int:
-        """The next 64-bit output."""
-        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    def random(self) -> float:
-        """A float in [0, 1)."""
-        return (self.next64() >> 11) * (1.0 / 9007199254740992.0)
-
-    def randrange(self, stop: int) -> int:
-        """An int in [0, stop), without modulo bias."""
-        if stop <= 0:
-            raise ValueError(f"randrange needs stop > 0, got {stop}")
-        limit = (1 << 64) - (1 << 64) % stop
-        while True:
-            value = self.next64()
-            if value < limit:
-                return value % stop
-
-    def choice(self, items: Sequence[Move]) -> Move:
-        """One item, uniformly."""
-        return items[self.randrange(len(items))]
 
 
 class Request:

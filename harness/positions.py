@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engines.protocol import Rng
+from harness.rng import Rng
 from harness.games.betsy import BLUE, RED, Position, geometry, initial_position
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engines.protocol import Rng
+from harness.rng import Rng
 from harness.config import Opening, TournamentConfig
 from harness.games.betsy import Position, initial_position
 

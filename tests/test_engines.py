@@ -77,6 +77,9 @@ def test_random_mover_is_reproducible_with_a_seed_and_varies_across_seeds() -> N
 
 
 def test_rng_matches_the_splitmix64_reference_sequence() -> None:
+    import harness.rng
+
+    assert Rng is harness.rng.Rng  # one generator for harness and engines
     rng = Rng(0)
     assert [rng.next64() for _ in range(3)] == [
         0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F,
