@@ -395,6 +395,54 @@ def pentanomial(games: Sequence[GameResult]) -> dict[tuple[str, str], list[int]]
     return counts
 
 
+@dataclass(frozen=True)
+class PairedEstimate:
+    """Elo of ``a`` over ``b`` estimated from colour-swapped pairs (the pentanomial model)."""
+
+    pairs: int
+    score: float
+    """``a``'s mean score per game."""
+    elo: float
+    elo_ci: tuple[float, float]
+    """95% interval; infinite ends where the score interval reaches 0 or 1."""
+    los: float
+    """Likelihood that ``a`` is stronger than ``b``."""
+
+
+def _elo_of_score(score: float) -> float:
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def paired_estimate(counts: Sequence[int]) -> PairedEstimate | None:
+    """Elo, 95% interval and LOS of ``a`` over ``b`` from pentanomial ``counts`` (see pentanomial).
+
+    With colour-swapped openings the two games of a pair are not independent (the opening may
+    favour one colour), so the pair is the unit: its score ``k / 4`` per game, ``k`` = 0..4, has
+    mean ``m`` and variance ``v`` over the ``N`` pairs; ``LOS = Phi((m - 1/2) / sqrt(v / N))``
+    and the interval maps ``m -+ 1.96 sqrt(v / N)`` to Elo, as fishtest does. None without
+    pairs. When every pair scored the same the variance is 0 and so is the interval's width.
+    """
+    if len(counts) != 5 or min(counts) < 0:
+        raise ValueError(f"pentanomial counts are five numbers >= 0, got {list(counts)!r}")
+    pairs = sum(counts)
+    if pairs == 0:
+        return None
+    mean = sum(k / 4 * c for k, c in enumerate(counts)) / pairs
+    variance = sum(c * (k / 4 - mean) ** 2 for k, c in enumerate(counts)) / pairs
+    error = math.sqrt(variance / pairs)
+    if error > 0:
+        los = NormalDist().cdf((mean - 0.5) / error)
+    else:
+        los = 0.5 if mean == 0.5 else float(mean > 0.5)
+    z = NormalDist().inv_cdf(0.975)
+    interval = (_elo_of_score(mean - z * error), _elo_of_score(mean + z * error))
+    return PairedEstimate(pairs, mean, _elo_of_score(mean), interval, los)
+
+
 # --------------------------------------------------------------------------- SPRT
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.match import Standing, score_for_x
 from harness.protocol import Verdict
-from harness.ratings import GameResult, elo_ratings, los_matrix, pentanomial
+from harness.ratings import GameResult, PairedEstimate, elo_ratings, los_matrix, paired_estimate, pentanomial
 from harness.store import Store
 
 FAULT_VERDICTS = [v.value for v in Verdict if v is not Verdict.OK]
@@ -51,6 +51,12 @@ class Report:
     pentanomial: dict[tuple[str, str], list[int]]
     config: dict[str, Any]
 
+    @property
+    def paired(self) -> dict[tuple[str, str], PairedEstimate]:
+        """Elo and LOS of the first engine of each pairing over the second, from its pentanomial."""
+        estimates = {key: paired_estimate(counts) for key, counts in sorted(self.pentanomial.items())}
+        return {key: estimate for key, estimate in estimates.items() if estimate is not None}
+
 
 def build_report(store: Store, tournament: int) -> Report:
     info = store.tournament_info(tournament)
@@ -87,6 +93,11 @@ def build_report(store: Store, tournament: int) -> Report:
         info["name"], tournament, len(stored), ranked, cross, los_matrix(results) if results else {},
         pentanomial(results) if results else {}, info["config"],
     )
+
+
+def _finite(value: float) -> float | None:
+    """Rounded for JSON; None for an unbounded end (JSON has no infinity)."""
+    return round(value, 1) if abs(value) != float("inf") else None
 
 
 def _points(value: float) -> str:
@@ -131,6 +142,21 @@ def render_text(report: Report) -> str:
             f"{rank:<5}{row.name:<{width}}  {row.games:>5}  {_points(row.score):>6}  {wdl:>10}  "
             f"{row.elo:>+6.0f}  {interval:>16}  {los_text:>8}"
         )
+    if report.paired:
+        label = max(len(f"{a} vs {b}") for a, b in report.paired) + 2
+        lines += [
+            "",
+            "Colour-swapped pairs (pentanomial: pairs in which the first engine scored 0, 1/2, 1, 3/2, 2 points;",
+            "Elo of the first engine over the second with its 95% interval and LOS, the pair as the unit)",
+            f"{'pairing':<{label}}{'pairs':>5}  {'pentanomial':<22}{'elo':>6}  {'95% interval':>16}  {'LOS':>6}",
+        ]
+        for (a, b), estimate in report.paired.items():
+            counts = "[" + ", ".join(str(c) for c in report.pentanomial[(a, b)]) + "]"
+            low, high = estimate.elo_ci
+            lines.append(
+                f"{a + ' vs ' + b:<{label}}{estimate.pairs:>5}  {counts:<22}{estimate.elo:>+6.0f}  "
+                f"{'[' + f'{low:+.0f}, {high:+.0f}' + ']':>16}  {estimate.los * 100:>5.1f}%"
+            )
     lines += ["", "Faults (games lost by verdict) and move times"]
     column = max(len(v) for v in FAULT_VERDICTS) + 2
     lines.append(
@@ -166,6 +192,13 @@ def to_json(report: Report) -> dict[str, Any]:
                        for a, row in report.crosstable.items()},
         "los": report.los,
         "pentanomial": {f"{a} vs {b}": counts for (a, b), counts in report.pentanomial.items()},
+        "paired": {
+            f"{a} vs {b}": {
+                "pairs": e.pairs, "score": round(e.score, 4), "elo": _finite(e.elo),
+                "elo_ci": [_finite(e.elo_ci[0]), _finite(e.elo_ci[1])], "los": round(e.los, 4),
+            }
+            for (a, b), e in report.paired.items()
+        },
         "config": report.config,
     }
 

@@ -12,10 +12,12 @@ import pytest
 
 from harness.ratings import (
     GameResult,
+    PairedEstimate,
     Rating,
     elo_ratings,
     expected_score,
     los_matrix,
+    paired_estimate,
     pentanomial,
     score_table,
     sprt,
@@ -364,3 +366,28 @@ def test_sprt_zero_variance_and_bad_input() -> None:
         sprt(1, 1, 1, 10, 0)
     with pytest.raises(ValueError):
         sprt(1, 1, 1, 0, 10, alpha=0)
+
+
+def test_paired_estimate_by_hand() -> None:
+    # Two split pairs (pair score 1/2 per game) and two won pairs (1): mean 3/4, variance 1/16,
+    # standard error sqrt(1/16 / 4) = 1/8, so (m - 1/2) / se = 2.
+    estimate = paired_estimate([0, 0, 2, 0, 2])
+    assert estimate is not None
+    assert (estimate.pairs, estimate.score) == (4, 0.75)
+    assert estimate.elo == pytest.approx(400 * math.log10(3))
+    assert estimate.los == pytest.approx(0.5 * (1 + math.erf(2 / math.sqrt(2))))
+    z = 1.959963984540054
+    low, high = 0.75 - z / 8, 0.75 + z / 8
+    assert estimate.elo_ci == pytest.approx((400 * math.log10(low / (1 - low)), 400 * math.log10(high / (1 - high))))
+
+
+def test_paired_estimate_edges() -> None:
+    assert paired_estimate([0, 0, 0, 0, 0]) is None
+    level = paired_estimate([0, 0, 7, 0, 0])  # every pair split: no difference, no spread
+    assert level == PairedEstimate(7, 0.5, 0.0, (0.0, 0.0), 0.5)
+    sweep = paired_estimate([0, 0, 0, 0, 3])
+    assert sweep is not None and (sweep.elo, sweep.los) == (math.inf, 1.0)
+    mirror = paired_estimate([2, 0, 2, 0, 0])
+    assert mirror is not None and mirror.elo == pytest.approx(-400 * math.log10(3))
+    with pytest.raises(ValueError, match="pentanomial counts are five numbers >= 0"):
+        paired_estimate([1, 2, 3])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.config import load_config
+from harness.ratings import paired_estimate
 from harness.schedule import schedule
 from harness.store import Store
 from harness.tournament import run_tournament
@@ -96,6 +98,20 @@ def test_report_json_has_games_and_engine_rows(tmp_path: Path) -> None:
         assert row["faults"] == {v: 0 for v in ("time", "no-answer", "output-limit", "illegal-move",
                                                 "board-mismatch", "failed-to-start")}
     assert by_name["rnd"]["elo"] == -by_name["grd"]["elo"]
+    counts = data["pentanomial"]["grd vs rnd"]
+    assert sum(counts) == 2  # two openings, each played with colours swapped
+    estimate = paired_estimate(counts)
+    assert estimate is not None
+    finite = lambda v: None if abs(v) == math.inf else round(v, 1)  # noqa: E731
+    assert data["paired"] == {"grd vs rnd": {
+        "pairs": 2, "score": round(estimate.score, 4), "elo": finite(estimate.elo),
+        "elo_ci": [finite(estimate.elo_ci[0]), finite(estimate.elo_ci[1])], "los": round(estimate.los, 4),
+    }}
+    text = run_program([*ARENA, "report", str(db)]).stdout.splitlines()
+    row = next(line for line in text if line.startswith("grd vs rnd "))
+    assert row.split()[3] == "2"
+    assert "[" + ", ".join(map(str, counts)) + "]" in row
+    assert row.endswith(f"{estimate.los * 100:.1f}%")
     csv = run_program([*ARENA, "report", str(db), "--csv"])
     assert csv.stdout.splitlines()[0].startswith("name,games,score,wins,draws,losses,elo,elo_low,elo_high")
     assert len(csv.stdout.splitlines()) == 3
