@@ -15,11 +15,11 @@ if __name__ == "__main__" and not __package__:  # run as a file: import engines.
 
 import sys
 
-from engines import alphabeta as strongest
+from engines import mcts_alphabeta as strongest
 from engines.protocol import Request, run
 from harness.games.betsy import Move
 
-ENGINE = "alphabeta"
+ENGINE = "mcts-alphabeta"
 
 
 def _choose(request: Request) -> Move:
