@@ -414,7 +414,7 @@ def _elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: no -0 for an even score
 
 
 def paired_estimate(counts: Sequence[int]) -> PairedEstimate | None:

@@ -385,6 +385,7 @@ def test_paired_estimate_edges() -> None:
     assert paired_estimate([0, 0, 0, 0, 0]) is None
     level = paired_estimate([0, 0, 7, 0, 0])  # every pair split: no difference, no spread
     assert level == PairedEstimate(7, 0.5, 0.0, (0.0, 0.0), 0.5)
+    assert math.copysign(1.0, level.elo) == 1.0  # printed "+0", not "-0"
     sweep = paired_estimate([0, 0, 0, 0, 3])
     assert sweep is not None and (sweep.elo, sweep.los) == (math.inf, 1.0)
     mirror = paired_estimate([2, 0, 2, 0, 0])
