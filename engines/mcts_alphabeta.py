@@ -79,10 +79,7 @@ def choose_move(
     if len(near) < 2:
         return result.move, result, {}
     mcts = MCTS(evaluate, rng)
-    if playouts is not None:
-        mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
-    else:
-        mcts.run(position, deadline, root_moves=near)
+    mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
     stats = mcts.root_statistics(position)
     won = [move for move in near if stats[move][2] == WON]
     if won:
