@@ -79,7 +79,10 @@ def choose_move(
     if len(near) < 2:
         return result.move, result, {}
     mcts = MCTS(evaluate, rng)
-    mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
+    if playouts is not None:
+        mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
+    else:
+        mcts.run(position, deadline, root_moves=near)
     stats = mcts.root_statistics(position)
     won = [move for move in near if stats[move][2] == WON]
     if won:
