@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from harness.match import Standing, score_for_x
@@ -51,7 +52,7 @@ class Report:
     pentanomial: dict[tuple[str, str], list[int]]
     config: dict[str, Any]
 
-    @property
+    @cached_property
     def paired(self) -> dict[tuple[str, str], PairedEstimate]:
         """Elo and LOS of the first engine of each pairing over the second, from its pentanomial."""
         estimates = {key: paired_estimate(counts) for key, counts in sorted(self.pentanomial.items())}
@@ -142,16 +143,15 @@ def render_text(report: Report) -> str:
             f"{rank:<5}{row.name:<{width}}  {row.games:>5}  {_points(row.score):>6}  {wdl:>10}  "
             f"{row.elo:>+6.0f}  {interval:>16}  {los_text:>8}"
         )
-    paired = report.paired
-    if paired:
-        label = max(len(f"{a} vs {b}") for a, b in paired) + 2
+    if report.paired:
+        label = max(len(f"{a} vs {b}") for a, b in report.paired) + 2
         lines += [
             "",
             "Colour-swapped pairs (pentanomial: pairs in which the first engine scored 0, 1/2, 1, 3/2, 2 points;",
             "Elo of the first engine over the second with its 95% interval and LOS, the pair as the unit)",
             f"{'pairing':<{label}}{'pairs':>5}  {'pentanomial':<22}{'elo':>6}  {'95% interval':>16}  {'LOS':>6}",
         ]
-        for (a, b), estimate in paired.items():
+        for (a, b), estimate in report.paired.items():
             counts = "[" + ", ".join(str(c) for c in report.pentanomial[(a, b)]) + "]"
             low, high = estimate.elo_ci
             lines.append(
