@@ -224,26 +224,30 @@ def tournament(
     concurrency: Annotated[Optional[int], typer.Option(help="Games at once (overrides the config).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log each game to the console too.")] = False,
     progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+    rounds: Annotated[Optional[str], typer.Option(
+        help="Play only these rounds, FIRST-LAST (e.g. 51-100) or one round: splits a long tournament "
+             "into shares with the same openings and game ids.")] = None,
 ) -> None:
     """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
     from harness.config import load_config
-    from harness.tournament import default_db_path, run_tournament
+    from harness.tournament import check_rounds, default_db_path, rounds_text, run_tournament
 
     if concurrency is not None and concurrency < 1:
         raise _fail(f"invalid --concurrency {concurrency}: must be at least 1")
+    share = _guard(lambda: _parse_rounds(rounds)) if rounds is not None else None
     loaded = _guard(lambda: load_config(config, concurrency))
+    _guard(lambda: check_rounds(loaded, share))
     db_path = db if db is not None else default_db_path(loaded)
     _setup_logging(db_path.with_suffix(".log"), verbose)
     try:
-        summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress))
+        summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress, rounds=share))
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume",
                    err=True)
         raise typer.Exit(130) from None
-    typer.echo(
-        f"{summary.played} games played now, {summary.already_done} already in {db_path}, "
-        f"{summary.scheduled} scheduled" + (f", {summary.failed} failed (see the log)" if summary.failed else "")
-    )
+    scheduled = f"{summary.scheduled} scheduled" + (f" in rounds {rounds_text(share)}" if share else "")
+    failed = f", {summary.failed} failed (see the log)" if summary.failed else ""
+    typer.echo(f"{summary.played} games played now, {summary.already_done} already in {db_path}, {scheduled}{failed}")
     typer.echo("")
     _guard(lambda: _print_report(db_path, summary.tournament, "text"))
 
@@ -261,6 +265,15 @@ def report(
     if as_json and as_csv:
         raise _fail("give at most one of --json and --csv")
     _guard(lambda: _print_report(db, tournament_id, "json" if as_json else "csv" if as_csv else "text"))
+
+
+def _parse_rounds(text: str) -> tuple[int, int]:
+    first, dash, last = text.strip().partition("-")
+    try:
+        bounds = (int(first), int(last) if dash else int(first))
+    except ValueError:
+        raise UsageError(f"invalid --rounds {text!r}: give FIRST-LAST (e.g. 51-100) or one round number") from None
+    return bounds
 
 
 def _parse_sizes(text: str) -> tuple[int, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.config import TournamentConfig
+from harness.errors import UsageError
 from harness.engines import EngineSpec
 from harness.match import GameRecord, Standing, play_game, score_for_x
 from harness.referee import Limits, kill_current_call
@@ -92,19 +93,44 @@ def standings_text(standings: dict[str, Standing]) -> str:
     return "  ".join(f"{name} {s.wins}-{s.draws}-{s.losses}" for name, s in ranked)
 
 
+def rounds_text(rounds: tuple[int, int]) -> str:
+    """``2-3``, or ``2`` for a single round."""
+    return str(rounds[0]) if rounds[0] == rounds[1] else f"{rounds[0]}-{rounds[1]}"
+
+
+def check_rounds(config: TournamentConfig, rounds: tuple[int, int] | None) -> None:
+    """Refuse a share of rounds that is empty or outside the config's rounds."""
+    if rounds is not None:
+        first, last = rounds
+        if not 1 <= first <= last <= config.rounds:
+            raise UsageError(
+                f"invalid --rounds {rounds_text(rounds)}: the config has rounds 1-{config.rounds}; "
+                f"give FIRST-LAST with 1 <= FIRST <= LAST <= {config.rounds}"
+            )
+
+
 def run_tournament(
     config: TournamentConfig,
     db_path: Path | None = None,
     force_new: bool = False,
     progress: bool = True,
     on_game: Callable[[ScheduledGame, GameRecord], None] | None = None,
+    rounds: tuple[int, int] | None = None,
 ) -> RunSummary:
-    """Play every scheduled game not yet in the database; returns what was done."""
+    """Play every scheduled game not yet in the database; returns what was done.
+
+    ``rounds`` (first, last), 1-based and inclusive, plays only those rounds: a long tournament can
+    be split across runs or machines, each playing a share of the same schedule (same openings and
+    game ids as the whole), and each share is resumable on its own.
+    """
+    check_rounds(config, rounds)
     path = Path(db_path) if db_path is not None else default_db_path(config)
     store = Store(path)
     try:
         tournament = store.open_tournament(config, force_new)
         games = schedule(config)
+        if rounds is not None:
+            games = [game for game in games if rounds[0] <= game.round <= rounds[1]]
         done = store.done_game_ids(tournament)
         todo = [game for game in games if game.game_id not in done]
         summary = RunSummary(tournament, path, len(games), len(games) - len(todo))

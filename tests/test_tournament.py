@@ -246,3 +246,37 @@ def test_report_of_a_tournament_number_not_in_the_database_is_refused(tmp_path: 
     result = run_program([*ARENA, "report", str(db), "--tournament", "7"])
     assert result.returncode == 2
     assert result.stderr == f"arena: error: {db} has no tournament #7\n"
+
+
+def test_rounds_play_a_share_of_the_schedule_and_the_shares_add_up_to_the_whole(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL.replace("rounds: 2", "rounds: 3").replace("max_plies: 30", "max_plies: 6"))
+    db = tmp_path / "r.sqlite"
+    whole = sorted(game.game_id for game in schedule(load_config(config)))
+    later = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--rounds", "2-3"], timeout=300)
+    assert later.returncode == 0, later.stderr
+    assert later.stdout.splitlines()[0] == f"4 games played now, 0 already in {db}, 4 scheduled in rounds 2-3"
+    assert [row[0] for row in game_rows(db)] == [i for i in whole if ":r2:" in i or ":r3:" in i]
+    first = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--rounds", "1"], timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0] == f"2 games played now, 0 already in {db}, 2 scheduled in rounds 1"
+    assert "Tournament 'small' (#1): 6 games" in first.stdout  # one tournament: the shares share it
+    rest = run_program([*ARENA, "tournament", str(config), "--db", str(db)], timeout=300)
+    assert rest.stdout.splitlines()[0] == f"0 games played now, 6 already in {db}, 6 scheduled"
+    assert [row[0] for row in game_rows(db)] == whole
+
+
+@pytest.mark.parametrize(("rounds", "message"), [
+    ("0-2", "invalid --rounds 0-2: the config has rounds 1-2; give FIRST-LAST with 1 <= FIRST <= LAST <= 2"),
+    ("2-1", "invalid --rounds 2-1: the config has rounds 1-2; give FIRST-LAST with 1 <= FIRST <= LAST <= 2"),
+    ("3", "invalid --rounds 3: the config has rounds 1-2; give FIRST-LAST with 1 <= FIRST <= LAST <= 2"),
+    ("1-", "invalid --rounds '1-': give FIRST-LAST (e.g. 51-100) or one round number"),
+    ("x", "invalid --rounds 'x': give FIRST-LAST (e.g. 51-100) or one round number"),
+])
+def test_rounds_outside_the_config_are_refused_before_anything_is_written(
+    tmp_path: Path, rounds: str, message: str
+) -> None:
+    config = write_config(tmp_path, SMALL)
+    db = tmp_path / "out" / "r.sqlite"
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--rounds", rounds])
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"arena: error: {message}\n")
+    assert not (tmp_path / "out").exists()
