@@ -267,6 +267,35 @@ def report(
     _guard(lambda: _print_report(db, tournament_id, "json" if as_json else "csv" if as_csv else "text"))
 
 
+@app.command()
+def merge(
+    db: Annotated[Path, typer.Argument(help="Results database to add the games to (created if missing).")],
+    sources: Annotated[list[Path], typer.Argument(help="Databases holding shares of the same tournament.")],
+) -> None:
+    """Add the games of each SOURCE's latest tournament to DB: shares of one tournament played on
+    several machines (arena tournament --rounds) become one tournament to report."""
+    from harness.store import Store
+
+    def run() -> None:
+        for source in sources:
+            if not source.is_file():
+                raise UsageError(f"no results database at {source}; check the path")
+            if source.resolve() == db.resolve():
+                raise UsageError(f"{source} is the database being merged into; give the shares to add")
+        with Store(db) as target:
+            for source in sources:
+                with Store(source) as share:
+                    chosen = share.latest_tournament()
+                    if chosen is None:
+                        raise UsageError(f"{source} holds no tournament to merge")
+                    name = share.tournament_info(chosen)["name"]
+                    tournament, added, already = target.merge_from(share, chosen)
+                typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} (#{tournament}), "
+                           f"{already} already there")
+
+    _guard(run)
+
+
 def _parse_rounds(text: str) -> tuple[int, int]:
     first, dash, last = text.strip().partition("-")
     try:

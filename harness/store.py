@@ -260,6 +260,76 @@ class Store:
         ).fetchall()
         return {name: (count, mean, peak) for name, count, mean, peak in rows}
 
+    def merge_from(self, source: Store, tournament: int) -> tuple[int, int, int]:
+        """Copy ``source``'s tournament into this database: its games (with their moves) that are
+        not here yet, into the tournament with the same name and config (created if missing).
+
+        Returns (this database's tournament id, games added, games already here). Refuses, with
+        ConfigError and nothing written, when an engine's program file differs (SHA-256) between
+        the two: their games would not be of the same engines.
+        """
+        src = source.connection
+        name, config_json, config_hash, config_path, created = src.execute(
+            "SELECT name, config_json, config_hash, config_path, created_at FROM tournaments WHERE id = ?",
+            (tournament,),
+        ).fetchone()
+        engines = src.execute(
+            "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid",
+            (tournament,),
+        ).fetchall()
+        game_columns = (
+            "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, "
+            "start_player, result, winner, termination, reason, plies, fault_json, finished_at"
+        )
+        games = src.execute(
+            f"SELECT id, {game_columns} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+        ).fetchall()
+        with self._transaction() as cursor:
+            row = cursor.execute(
+                "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)
+            ).fetchone()
+            target = row[0]
+            if target is None:
+                cursor.execute(
+                    "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)", (name, config_json, config_hash, config_path, created),
+                )
+                target = int(cursor.lastrowid or 0)
+                cursor.executemany(
+                    "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)",
+                    [(target, *engine) for engine in engines],
+                )
+            else:
+                here = {engine: sha for engine, sha in cursor.execute(
+                    "SELECT name, sha256 FROM engines WHERE tournament_id = ?", (target,))}
+                for engine, _command, program, sha in engines:
+                    if here.get(engine) != sha:
+                        raise ConfigError(
+                            f"engine {engine!r} of tournament {name!r} differs between {source.path} and "
+                            f"{self.path} (the SHA-256 of {program} is not the same): their games are "
+                            f"not of the same engine, so they cannot be merged"
+                        )
+            done = {game_id for (game_id,) in cursor.execute(
+                "SELECT game_id FROM games WHERE tournament_id = ?", (target,))}
+            added = 0
+            for old_id, *values in games:
+                if values[0] in done:
+                    continue
+                cursor.execute(
+                    f"INSERT INTO games (tournament_id, {game_columns}) VALUES ({', '.join('?' * 19)})",
+                    (target, *values),
+                )
+                new_id = cursor.lastrowid
+                cursor.executemany(
+                    "INSERT INTO moves (game, ply, player, engine, move, board, verdict, seconds, "
+                    "warnings_json, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(new_id, *move) for move in src.execute(
+                        "SELECT ply, player, engine, move, board, verdict, seconds, warnings_json, detail "
+                        "FROM moves WHERE game = ? ORDER BY ply", (old_id,))],
+                )
+                added += 1
+        return int(target), added, len(games) - added
+
     def integrity_ok(self) -> bool:
         return self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -280,3 +280,55 @@ def test_rounds_outside_the_config_are_refused_before_anything_is_written(
     result = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--rounds", rounds])
     assert (result.returncode, result.stdout, result.stderr) == (2, "", f"arena: error: {message}\n")
     assert not (tmp_path / "out").exists()
+
+
+def move_rows(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute(
+            "SELECT g.game_id, m.ply, m.player, m.engine, m.move, m.board, m.verdict, m.seconds FROM moves m "
+            "JOIN games g ON g.id = m.game ORDER BY g.game_id, m.ply"
+        ).fetchall()
+
+
+def test_shares_played_into_separate_databases_merge_into_the_whole_tournament(tmp_path: Path) -> None:
+    config = write_config(tmp_path, SMALL.replace("rounds: 2", "rounds: 3").replace("max_plies: 30", "max_plies: 6"))
+    first, second, merged = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "all.sqlite"
+    for db, rounds in ((first, "1"), (second, "2-3")):
+        played = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--rounds", rounds], timeout=300)
+        assert played.returncode == 0, played.stderr
+    result = run_program([*ARENA, "merge", str(merged), str(first), str(second)])
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.splitlines() == [
+        f"{first}: 2 games of tournament 'small' added to {merged} (#1), 0 already there",
+        f"{second}: 4 games of tournament 'small' added to {merged} (#1), 0 already there",
+    ]
+    assert [row[0] for row in game_rows(merged)] == sorted(g.game_id for g in schedule(load_config(config)))
+    assert game_rows(merged) == sorted(game_rows(first) + game_rows(second))
+    assert move_rows(merged) == sorted(move_rows(first) + move_rows(second))
+    again = run_program([*ARENA, "merge", str(merged), str(second)])
+    assert again.stdout == f"{second}: 0 games of tournament 'small' added to {merged} (#1), 4 already there\n"
+    resumed = run_program([*ARENA, "tournament", str(config), "--db", str(merged)], timeout=300)
+    assert resumed.stdout.splitlines()[0] == f"0 games played now, 6 already in {merged}, 6 scheduled"
+
+
+def test_merge_refuses_shares_of_a_changed_engine_and_missing_databases(tmp_path: Path) -> None:
+    engine = tmp_path / "mine.py"
+    engine.write_text((ROOT / "engines" / "random_mover.py").read_text().replace(
+        "if __name__ == \"__main__\" and not __package__:", "if False:"))
+    config = write_config(tmp_path, SMALL.replace("max_plies: 30", "max_plies: 6").replace(
+        "  - {name: grd, builtin: greedy}", "  - {name: mine, command: python3 mine.py}"))
+    first, second, merged = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "all.sqlite"
+    run_tournament(load_config(config), first, progress=False, rounds=(1, 1))
+    engine.write_text(engine.read_text() + "\n# edited\n")
+    run_tournament(load_config(config), second, progress=False, rounds=(2, 2))
+    result = run_program([*ARENA, "merge", str(merged), str(first), str(second)])
+    assert result.returncode == 2
+    assert result.stdout == f"{first}: 2 games of tournament 'small' added to {merged} (#1), 0 already there\n"
+    assert result.stderr == (
+        f"arena: error: engine 'mine' of tournament 'small' differs between {second} and {merged} (the "
+        f"SHA-256 of {engine} is not the same): their games are not of the same engine, so they cannot be merged\n"
+    )
+    assert game_rows(merged) == game_rows(first)  # nothing of the refused share was written
+    missing = run_program([*ARENA, "merge", str(merged), str(tmp_path / "none.sqlite")])
+    assert (missing.returncode, missing.stderr) == (
+        2, f"arena: error: no results database at {tmp_path / 'none.sqlite'}; check the path\n")
