@@ -282,16 +282,23 @@ def merge(
                 raise UsageError(f"no results database at {source}; check the path")
             if source.resolve() == db.resolve():
                 raise UsageError(f"{source} is the database being merged into; give the shares to add")
-        with Store(db) as target:
+        shares = []
+        try:
             for source in sources:
-                with Store(source) as share:
+                shares.append(Store(source))
+                if shares[-1].latest_tournament() is None:
+                    raise UsageError(f"{source} holds no tournament to merge")
+            with Store(db) as target:
+                for source, share in zip(sources, shares):
                     chosen = share.latest_tournament()
-                    if chosen is None:
-                        raise UsageError(f"{source} holds no tournament to merge")
+                    assert chosen is not None
                     name = share.tournament_info(chosen)["name"]
                     tournament, added, already = target.merge_from(share, chosen)
-                typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} (#{tournament}), "
-                           f"{already} already there")
+                    typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} "
+                               f"(#{tournament}), {already} already there")
+        finally:
+            for share in shares:
+                share.close()
 
     _guard(run)
 

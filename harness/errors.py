@@ -17,3 +17,7 @@ class EngineError(HarnessError):
 
 class UsageError(HarnessError, ValueError):
     """Bad command-line input, such as an invalid position for `arena moves`."""
+
+
+class StoreError(HarnessError):
+    """A results database that cannot be used (not an SQLite file, or not one arena wrote)."""

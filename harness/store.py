@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config import TournamentConfig
-from harness.errors import ConfigError
+from harness.errors import ConfigError, StoreError
 from harness.match import GameRecord
 from harness.schedule import ScheduledGame
 
@@ -115,10 +115,17 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self.connection.execute("PRAGMA journal_mode=WAL")
-        self.connection.execute("PRAGMA synchronous=FULL")
-        self.connection.execute("PRAGMA foreign_keys=ON")
-        self.connection.executescript(SCHEMA)
+        try:
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.execute("PRAGMA synchronous=FULL")
+            self.connection.execute("PRAGMA foreign_keys=ON")
+            self.connection.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            self.connection.close()
+            raise StoreError(
+                f"{self.path} is not a results database ({error}); give a database written by "
+                f"'arena tournament', or a new path"
+            ) from None
 
     def close(self) -> None:
         self.connection.close()

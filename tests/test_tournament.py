@@ -332,3 +332,17 @@ def test_merge_refuses_shares_of_a_changed_engine_and_missing_databases(tmp_path
     missing = run_program([*ARENA, "merge", str(merged), str(tmp_path / "none.sqlite")])
     assert (missing.returncode, missing.stderr) == (
         2, f"arena: error: no results database at {tmp_path / 'none.sqlite'}; check the path\n")
+
+
+def test_a_file_that_is_not_a_database_is_a_one_line_error_everywhere(tmp_path: Path) -> None:
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database\n")
+    expected = (f"arena: error: {text} is not a results database (file is not a database); give a database "
+                f"written by 'arena tournament', or a new path\n")
+    config = write_config(tmp_path, SMALL)
+    for args in (["report", str(text)], ["merge", str(tmp_path / "all.sqlite"), str(text)],
+                 ["tournament", str(config), "--db", str(text)]):
+        result = run_program([*ARENA, *args])
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", expected), args
+    assert not (tmp_path / "all.sqlite").exists()
+    assert text.read_text() == "not a database\n"
