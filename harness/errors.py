@@ -20,4 +20,4 @@ class UsageError(HarnessError, ValueError):
 
 
 class StoreError(HarnessError):
-    """A results database that cannot be used (not an SQLite file, or not one arena wrote)."""
+    """A results database path that cannot be used: the file is not an SQLite database."""
