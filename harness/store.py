@@ -20,6 +20,18 @@ from harness.errors import ConfigError, StoreError
 from harness.match import GameRecord
 from harness.schedule import ScheduledGame
 
+_GAME_COLUMNS = (
+    "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, start_player, "
+    "result, winner, termination, reason, plies, fault_json, finished_at"
+)
+_MOVE_COLUMNS = "ply, player, engine, move, board, verdict, seconds, warnings_json, detail"
+_INSERT_TOURNAMENT = (
+    "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+_INSERT_ENGINE = "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)"
+_INSERT_GAME = f"INSERT OR IGNORE INTO games (tournament_id, {_GAME_COLUMNS}) VALUES ({', '.join('?' * 19)})"
+_INSERT_MOVE = f"INSERT INTO moves (game, {_MOVE_COLUMNS}) VALUES ({', '.join('?' * 10)})"
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -165,14 +177,13 @@ class Store:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._transaction() as cursor:
             cursor.execute(
-                "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
+                _INSERT_TOURNAMENT,
                 (config.name, json.dumps(config.fingerprint(), sort_keys=True),
                  config.fingerprint_hash(), config.path, now),
             )
             tournament = int(cursor.lastrowid or 0)
             cursor.executemany(
-                "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)",
+                _INSERT_ENGINE,
                 [(tournament, e.name, e.display_command, e.program, file_sha256(e.program))
                  for e in config.engines],
             )
@@ -220,10 +231,7 @@ class Store:
         fault = None if record.fault is None else json.dumps(record.to_json()["fault"])
         with self._transaction() as cursor:
             cursor.execute(
-                "INSERT OR IGNORE INTO games (tournament_id, game_id, pair_key, round, n, x, o, time, "
-                "max_plies, win_priority, start_board, start_player, result, winner, termination, "
-                "reason, plies, fault_json, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT_GAME,
                 (tournament, game.game_id, game.pair_key, game.round, record.n, record.x, record.o,
                  record.time, record.max_plies, record.win_priority, record.start_board,
                  record.start_player, record.result, record.winner, record.termination,
@@ -233,8 +241,7 @@ class Store:
                 return False
             row_id = cursor.lastrowid
             cursor.executemany(
-                "INSERT INTO moves (game, ply, player, engine, move, board, verdict, seconds, "
-                "warnings_json, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT_MOVE,
                 [(row_id, m.ply, m.player, m.engine, m.move, m.board, m.verdict, m.seconds,
                   json.dumps(list(m.warnings)), m.detail) for m in record.moves],
             )
@@ -284,12 +291,8 @@ class Store:
             "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid",
             (tournament,),
         ).fetchall()
-        game_columns = (
-            "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, "
-            "start_player, result, winner, termination, reason, plies, fault_json, finished_at"
-        )
         games = src.execute(
-            f"SELECT id, {game_columns} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+            f"SELECT id, {_GAME_COLUMNS} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
         with self._transaction() as cursor:
             row = cursor.execute(
@@ -297,15 +300,9 @@ class Store:
             ).fetchone()
             target = row[0]
             if target is None:
-                cursor.execute(
-                    "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) "
-                    "VALUES (?, ?, ?, ?, ?)", (name, config_json, config_hash, config_path, created),
-                )
+                cursor.execute(_INSERT_TOURNAMENT, (name, config_json, config_hash, config_path, created))
                 target = int(cursor.lastrowid or 0)
-                cursor.executemany(
-                    "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)",
-                    [(target, *engine) for engine in engines],
-                )
+                cursor.executemany(_INSERT_ENGINE, [(target, *engine) for engine in engines])
             else:
                 here = {engine: sha for engine, sha in cursor.execute(
                     "SELECT name, sha256 FROM engines WHERE tournament_id = ?", (target,))}
@@ -316,24 +313,15 @@ class Store:
                             f"{self.path} (the SHA-256 of {program} is not the same): their games are "
                             f"not of the same engine, so they cannot be merged"
                         )
-            done = {game_id for (game_id,) in cursor.execute(
-                "SELECT game_id FROM games WHERE tournament_id = ?", (target,))}
+            done = self.done_game_ids(target)
             added = 0
             for old_id, *values in games:
                 if values[0] in done:
                     continue
-                cursor.execute(
-                    f"INSERT INTO games (tournament_id, {game_columns}) VALUES ({', '.join('?' * 19)})",
-                    (target, *values),
-                )
+                cursor.execute(_INSERT_GAME, (target, *values))
                 new_id = cursor.lastrowid
-                cursor.executemany(
-                    "INSERT INTO moves (game, ply, player, engine, move, board, verdict, seconds, "
-                    "warnings_json, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(new_id, *move) for move in src.execute(
-                        "SELECT ply, player, engine, move, board, verdict, seconds, warnings_json, detail "
-                        "FROM moves WHERE game = ? ORDER BY ply", (old_id,))],
-                )
+                cursor.executemany(_INSERT_MOVE, [(new_id, *move) for move in src.execute(
+                    f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game = ? ORDER BY ply", (old_id,))])
                 added += 1
         return int(target), added, len(games) - added
 
