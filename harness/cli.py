@@ -282,22 +282,23 @@ def merge(
                 raise UsageError(f"no results database at {source}; check the path")
             if source.resolve() == db.resolve():
                 raise UsageError(f"{source} is the database being merged into; give the shares to add")
-        shares = []
+        shares: list[tuple[Path, Store, int]] = []
         try:
             for source in sources:
-                shares.append(Store(source))
-                if shares[-1].latest_tournament() is None:
+                share = Store(source)
+                chosen = share.latest_tournament()
+                if chosen is None:
+                    share.close()
                     raise UsageError(f"{source} holds no tournament to merge")
+                shares.append((source, share, chosen))
             with Store(db) as target:
-                for source, share in zip(sources, shares):
-                    chosen = share.latest_tournament()
-                    assert chosen is not None
+                for source, share, chosen in shares:
                     name = share.tournament_info(chosen)["name"]
                     tournament, added, already = target.merge_from(share, chosen)
                     typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} "
                                f"(#{tournament}), {already} already there")
         finally:
-            for share in shares:
+            for _, share, _ in shares:
                 share.close()
 
     _guard(run)
