@@ -44,9 +44,10 @@ class Weights:
     better.
     """
 
-    __slots__ = ("base", "blocked", "hand", "tempo")
+    __slots__ = ("base", "blocked", "hand", "tempo", "ring")
 
-    def __init__(self, base: float = 4.0, blocked: float = 0.5, hand: float = 0.0, tempo: float = 0.0):
+    def __init__(self, base: float = 4.0, blocked: float = 0.5, hand: float = 0.0, tempo: float = 0.0,
+                 ring: float = 0.0):
         self.base = base
         """Growth of a line's value per pebble: k pebbles on an open line are worth base**k."""
         self.blocked = blocked
@@ -56,12 +57,53 @@ class Weights:
         """Value of each pebble in hand more than the opponent (drops are more flexible than rotations)."""
         self.tempo = tempo
         """Bonus for having the move."""
+        self.ring = ring
+        """Value of a column line in the making below the top rows, as a fraction of a line one
+        pebble short (``base**(n-1)``); see ``ring_value``."""
 
     def as_dict(self) -> dict[str, float]:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
 DEFAULT_WEIGHTS = Weights()
+
+
+def longest_cyclic_run(bits: int, length: int) -> int:
+    """Longest run of set bits in the ``length``-bit ring ``bits`` (bit 0 follows bit length-1)."""
+    if bits == (1 << length) - 1:
+        return length
+    doubled = bits | bits << length
+    best = run = 0
+    for i in range(2 * length):
+        if doubled >> i & 1:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    return best
+
+
+def ring_value(x_bits: int, height: int, n: int, line_value: int) -> int:
+    """A column's ring term for blue (negative: red's), ``height`` pebbles with blue's at ``x_bits``
+    (bit 0 the bottom pebble).
+
+    Rotation cycles a column's pebbles through it, so a colour with ``n`` pebbles in a row around
+    the column's ring (bottom and top adjoin) gets a column line once the column is full and that
+    run is rotated into the top n rows; the opponent can neither break a full column's run nor stop
+    the rotations (any rotation of the column brings the run nearer). Worth ``line_value`` for a
+    full column, divided by one more than the drops still needed to fill it otherwise. The run
+    already in the top n rows is the column's line itself, valued by the line terms.
+    """
+    if height < n:
+        return 0
+    total = n + 3
+    full = (1 << height) - 1
+    divisor = 1 + total - height
+    value = line_value // divisor
+    # Both colours can have such a run only when n + 3 >= 2n, i.e. n <= 3.
+    return (value if longest_cyclic_run(x_bits, height) >= n else 0) - (
+        value if longest_cyclic_run(full ^ x_bits, height) >= n else 0)
 
 
 def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], int]:
@@ -85,6 +127,8 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
 
     hand = weights.hand
     tempo = round(weights.tempo)
+    ring = weights.ring
+    ring_tables: dict[int, dict[int, int]] = {}
 
     def evaluate(position: Position) -> int:
         open_values, blocked_values = tables_for(position.n)
@@ -106,6 +150,23 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
                     score -= blocked_values[1]
             elif xs == 1:
                 score -= blocked_values[os_]
+        if ring:
+            n = position.n
+            rings = ring_tables.get(n)
+            if rings is None:
+                rings = ring_tables[n] = {}
+            line_value = round(ring * open_values[n - 1])
+            height = n + 3
+            column_bits = (1 << height) - 1
+            shift = 0
+            for h in position.heights:
+                if h >= n:
+                    key = (x >> shift & column_bits) | 1 << h
+                    value = rings.get(key)
+                    if value is None:
+                        value = rings[key] = ring_value(key ^ 1 << h, h, n, line_value)
+                    score += value
+                shift += height
         if hand:
             score += round(hand * (o.bit_count() - x.bit_count()))
         score = -score if position.turn else score

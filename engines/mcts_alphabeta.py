@@ -34,13 +34,21 @@ import sys
 import time
 
 from engines.alphabeta import CONTEMPT, answer_deadline, deepen
-from engines.evaluation import evaluate
+from engines.evaluation import Weights, make_evaluator
 from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import WIN_BOUND, AlphaBeta, SearchResult
 from engines.search.mcts import LOST, MCTS, WON
 from harness.games.betsy import Move, Position
 
 OPTIONS = {"info": bool, "mcts_share": float, "depth": int, "playouts": int}
+RING = 2.0
+"""Weight of the evaluation's column-ring term (engines.evaluation.ring_value). Self-play at n = 5,
+4000 nodes per move, 200 games (scripts/tune_evaluation.py): ring 1 against none +244 Elo
+[+190, +309]; against ring 1, ring 2 +14 [-29, +57], ring 3 +5, ring 0.5 -23. At n = 8, ring 1
+against none 62/120 (4 wins, 116 draws, 0 losses)."""
+WEIGHTS = Weights(ring=RING)
+evaluate = make_evaluator(WEIGHTS)
+"""The hybrid's evaluation: the alpha-beta engine's, plus column rings."""
 MCTS_SHARE = 0.1
 """Share of the time budget kept for MCTS after alpha-beta."""
 MARGIN = 1

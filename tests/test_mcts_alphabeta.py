@@ -130,7 +130,7 @@ def test_hybrid_lets_mcts_choose_only_among_moves_alpha_beta_cannot_separate() -
         position.push(move)
     move, result, stats = mcts_alphabeta.choose_move(
         position, time.monotonic() + 60, Rng(9), max_depth=4, playouts=400)
-    reference = AlphaBeta(evaluate, contempt=mcts_alphabeta.CONTEMPT)
+    reference = AlphaBeta(mcts_alphabeta.evaluate, contempt=mcts_alphabeta.CONTEMPT)
     reference.root_margin = mcts_alphabeta.MARGIN
     expected = reference.search(position, 4)
     assert (result.move, result.score, result.depth) == (expected.move, expected.score, 4)
