@@ -5,6 +5,9 @@ Each game: random opening (4 plies), then both sides search with the same node b
 line, the third occurrence of a position, or 150 plies. Prints the candidate's score and Elo
 difference with a 95% interval.
 
+A weight set is a JSON object of engines.evaluation.Weights fields, plus optionally "contempt" (the
+search's, default engines.alphabeta.CONTEMPT).
+
 Usage: .venv/bin/python scripts/tune_evaluation.py --candidate '{"base": 6}' [--baseline '{}']
        [--games 100] [--n 5] [--nodes 4000] [--workers 2]
 """
@@ -31,9 +34,12 @@ from harness.games.betsy import initial_position  # noqa: E402
 def play(args: tuple[int, int, int, dict[str, float], dict[str, float], bool]) -> float:
     """One game; returns the candidate's points."""
     n, seed, nodes, candidate, baseline, candidate_is_x = args
-    evaluators = [make_evaluator(Weights(**candidate)), make_evaluator(Weights(**baseline))]
+    sides = [dict(candidate), dict(baseline)]
+    contempts = [side.pop("contempt", CONTEMPT) for side in sides]
+    evaluators = [make_evaluator(Weights(**side)) for side in sides]
     if not candidate_is_x:
         evaluators.reverse()
+        contempts.reverse()
     rng = Rng(seed)
     position = initial_position(n)
     for _ in range(4):
@@ -41,7 +47,7 @@ def play(args: tuple[int, int, int, dict[str, float], dict[str, float], bool]) -
         position.push(rng.choice(moves))
     seen: dict[int, int] = {position.key(): 1}
     for _ in range(150):
-        searcher = AlphaBeta(evaluators[position.turn], contempt=CONTEMPT)
+        searcher = AlphaBeta(evaluators[position.turn], contempt=contempts[position.turn])
         result = None
         for result in searcher.iterate(position, 64, max_nodes=nodes):
             pass
