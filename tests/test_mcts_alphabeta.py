@@ -145,3 +145,15 @@ def test_hybrid_skips_mcts_when_alpha_beta_proves_the_result() -> None:
     win = Position.from_text("3", "x", X_THREATENS_ROW)
     move, result, stats = mcts_alphabeta.choose_move(win, time.monotonic() + 1, Rng(1))
     assert (move, result.is_proven, stats) == (3, True, {})
+
+
+def test_hybrid_plays_on_where_a_low_contempt_settles_for_a_repetition() -> None:
+    from engines.search.alphabeta import AlphaBeta
+
+    # n = 5, from a game drawn by repetition against greedy: -5 and greedy's -5 restore the board.
+    position = Position.from_text(5, "x", "xx.xooo.oxxx.xoxo.xxox.oooxoxxxoooooxoxx")
+    settles = AlphaBeta(mcts_alphabeta.evaluate, contempt=20).search(position, 2)
+    assert (settles.move, settles.score) == (-5, -20)
+    move, result, _stats = mcts_alphabeta.choose_move(
+        position, time.monotonic() + 60, Rng(1), max_depth=2, playouts=100)
+    assert (move, result.move, result.score) == (-4, -4, -32)
