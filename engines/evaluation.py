@@ -112,7 +112,8 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
     For each line of the top n rows and each colour: a line holding k of the colour's pebbles and
     none of the opponent's is worth ``base**k``; with exactly one opponent pebble, ``blocked`` times
     that. Lines near completion dominate; mixed lines are not dead in Betsy because rotations shift
-    a column's pebbles through the rows. Pebbles in hand and the move itself add small terms.
+    a column's pebbles through the rows. Pebbles in hand and the move itself add small terms, and
+    with ``ring`` each column's ``ring_value`` (cached per column contents).
     """
     tables: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
@@ -128,7 +129,9 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
     hand = weights.hand
     tempo = round(weights.tempo)
     ring = weights.ring
-    ring_tables: dict[int, dict[int, int]] = {}
+    ring_tables: dict[int, tuple[int, int, int, dict[int, int]]] = {}
+    """Per n: the ring value of a full column's run, the column height and mask (from the
+    geometry), and each column's value by its key."""
 
     def evaluate(position: Position) -> int:
         open_values, blocked_values = tables_for(position.n)
@@ -152,12 +155,11 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
                 score -= blocked_values[os_]
         if ring:
             n = position.n
-            rings = ring_tables.get(n)
-            if rings is None:
-                rings = ring_tables[n] = {}
-            line_value = round(ring * open_values[n - 1])
-            height = n + 3
-            column_bits = (1 << height) - 1
+            found = ring_tables.get(n)
+            if found is None:
+                g = position.geometry
+                found = ring_tables[n] = (round(ring * open_values[n - 1]), g.height, g.column_bits, {})
+            line_value, height, column_bits, rings = found
             shift = 0
             for h in position.heights:
                 if h >= n:
