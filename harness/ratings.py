@@ -424,7 +424,15 @@ def paired_estimate(counts: Sequence[int]) -> PairedEstimate | None:
     favour one colour), so the pair is the unit: its score ``k / 4`` per game, ``k`` = 0..4, has
     mean ``m`` and variance ``v`` over the ``N`` pairs; ``LOS = Phi((m - 1/2) / sqrt(v / N))``
     and the interval maps ``m -+ 1.96 sqrt(v / N)`` to Elo, as fishtest does. None without
-    pairs. When every pair scored the same the variance is 0 and so is the interval's width.
+    pairs.
+
+    When every pair scored the same ``k / 4`` the variance is 0 and that interval would have no
+    width ("+inf [+inf, +inf]" for a sweep, "+0 [+0, +0]" for all split pairs), which claims far
+    more than N pairs show. Then the interval is exact instead: with 95% confidence a pair
+    scores ``k / 4`` with probability ``p >= 0.05 ** (1 / N)`` (Clopper-Pearson, N of N), and
+    whatever the other pairs score, ``m`` lies in ``[p k / 4, p k / 4 + 1 - p]``. The LOS is
+    then the games' formula over pairs, ``Phi(+-sqrt(N))`` (1/2 if every pair was split), not 0
+    or 1 from a single pair.
     """
     if len(counts) != 5 or min(counts) < 0:
         raise ValueError(f"pentanomial counts are five numbers >= 0, got {list(counts)!r}")
@@ -436,10 +444,15 @@ def paired_estimate(counts: Sequence[int]) -> PairedEstimate | None:
     error = math.sqrt(variance / pairs)
     if error > 0:
         los = NormalDist().cdf((mean - 0.5) / error)
+        z = NormalDist().inv_cdf(0.975)
+        low, high = mean - z * error, mean + z * error
     else:
-        los = 0.5 if mean == 0.5 else float(mean > 0.5)
-    z = NormalDist().inv_cdf(0.975)
-    interval = (_elo_of_score(mean - z * error), _elo_of_score(mean + z * error))
+        # LOS as for games: pairs above an even score count as won, below as lost.
+        los = _los(pairs, 0) if mean > 0.5 else _los(0, pairs) if mean < 0.5 else 0.5
+        p = 0.05 ** (1.0 / pairs)
+        low = p * mean
+        high = low + 1.0 - p
+    interval = (_elo_of_score(low), _elo_of_score(high))
     return PairedEstimate(pairs, mean, _elo_of_score(mean), interval, los)
 
 

@@ -383,11 +383,32 @@ def test_paired_estimate_by_hand() -> None:
 
 def test_paired_estimate_edges() -> None:
     assert paired_estimate([0, 0, 0, 0, 0]) is None
-    level = paired_estimate([0, 0, 7, 0, 0])  # every pair split: no difference, no spread
-    assert level == PairedEstimate(7, 0.5, 0.0, (0.0, 0.0), 0.5)
+    elo = lambda m: 400 * math.log10(m / (1 - m))  # noqa: E731
+    # Every pair split: no spread, yet 7 pairs cannot pin the difference to 0. With 95%
+    # confidence a pair is split with probability p >= 0.05 ** (1/7), so m is in [p/2, p/2 + 1 - p].
+    level = paired_estimate([0, 0, 7, 0, 0])
+    assert level is not None and (level.pairs, level.score, level.elo, level.los) == (7, 0.5, 0.0, 0.5)
     assert math.copysign(1.0, level.elo) == 1.0  # printed "+0", not "-0"
+    p = 0.05 ** (1 / 7)
+    assert level.elo_ci == pytest.approx((elo(p / 2), elo(p / 2 + 1 - p)))
+    assert level.elo_ci == pytest.approx((-126.24, 126.24), abs=0.01)
+    # Three sweeps: m = 1, so +inf, but the lower end is finite: m >= p = 0.05 ** (1/3).
     sweep = paired_estimate([0, 0, 0, 0, 3])
-    assert sweep is not None and (sweep.elo, sweep.los) == (math.inf, 1.0)
+    assert sweep is not None and (sweep.score, sweep.elo, sweep.elo_ci[1]) == (1.0, math.inf, math.inf)
+    assert sweep.elo_ci[0] == pytest.approx(elo(0.05 ** (1 / 3)))
+    assert sweep.elo_ci[0] == pytest.approx(-93.65, abs=0.01)
+    assert sweep.los == pytest.approx(0.5 * (1 + math.erf(3 / math.sqrt(6))))  # Phi(sqrt 3), as for 3 wins
+    swept = paired_estimate([50, 0, 0, 0, 0])
+    assert swept is not None and (swept.elo, swept.elo_ci[0]) == (-math.inf, -math.inf)
+    assert swept.elo_ci[1] == pytest.approx(-elo(0.05 ** (1 / 50)))
+    assert swept.elo_ci[1] == pytest.approx(-483.76, abs=0.01)
+    assert swept.los == pytest.approx(0.5 * (1 - math.erf(5)))
+    # Every pair scored 1/4 per game: m = 1/4 but in [p/4, p/4 + 1 - p], p = 0.05 ** (1/5).
+    quarter = paired_estimate([0, 5, 0, 0, 0])
+    assert quarter is not None and quarter.elo == pytest.approx(elo(0.25))
+    p = 0.05 ** (1 / 5)
+    assert quarter.elo_ci == pytest.approx((elo(p / 4), elo(p / 4 + 1 - p)))
+    assert quarter.los == pytest.approx(0.5 * (1 - math.erf(math.sqrt(5 / 2))))
     mirror = paired_estimate([2, 0, 2, 0, 0])
     assert mirror is not None and mirror.elo == pytest.approx(-400 * math.log10(3))
     with pytest.raises(ValueError, match="pentanomial counts are five numbers >= 0"):
