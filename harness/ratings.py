@@ -448,7 +448,7 @@ def paired_estimate(counts: Sequence[int]) -> PairedEstimate | None:
         low, high = mean - z * error, mean + z * error
     else:
         # LOS as for games: pairs above an even score count as won, below as lost.
-        los = _los(pairs, 0) if mean > 0.5 else _los(0, pairs) if mean < 0.5 else 0.5
+        los = _los(pairs if mean > 0.5 else 0, pairs if mean < 0.5 else 0)
         p = 0.05 ** (1.0 / pairs)
         low = p * mean
         high = low + 1.0 - p
