@@ -28,6 +28,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from harness import sandbox
 from harness.games.betsy import Position
 from harness.protocol import (
     Verdict,
@@ -57,6 +58,12 @@ class Limits:
     """RLIMIT_AS in bytes per process, or None for no limit."""
     allow_fractional_time: bool = False
     """Pass SECONDS with a fraction (e.g. 0.5) instead of requiring whole numbers."""
+    sandbox: bool = False
+    """Run the engine inside the bubblewrap sandbox (harness/sandbox.py); resolve the mode first."""
+    file_bytes: int = 64 << 20
+    """Largest file the engine may write (RLIMIT_FSIZE); in the sandbox, also its tmpfs sizes."""
+    processes: int = 64
+    """Processes and threads the engine may run at once (in the sandbox, where it can be counted)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,7 @@ def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
         if limits.address_space is not None:
             resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space, limits.address_space))
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     except (ProcessLookupError, PermissionError, ValueError, AttributeError):
         pass  # already exited, or a platform without prlimit
 
@@ -300,40 +308,58 @@ def ask(
     argv = resolve_interpreter(
         engine_argv(command, position, seconds, limits.allow_fractional_time, extra_args)
     )
-    return run_call(argv, position, seconds, limits)
+    return run_call(argv, position, seconds, limits, command_length=len(command))
 
 
-def run_call(argv: list[str], position: Position, seconds: float, limits: Limits) -> CallResult:
-    """Run one prepared argv as an engine call (see ``ask``)."""
+def run_call(
+    argv: list[str], position: Position, seconds: float, limits: Limits, command_length: int = 1
+) -> CallResult:
+    """Run one prepared argv as an engine call (see ``ask``); its first ``command_length`` words
+    are the engine's command (what the sandbox makes readable)."""
     _ensure_subreaper()
-    env = dict(os.environ)
-    env["PYTHONUNBUFFERED"] = "1"
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
-    scratch = _scratch_dir()
+    started = time.monotonic()
+    if limits.sandbox:
+        problem = _cannot_start(argv)
+        if problem is not None:
+            return CallResult(Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None,
+                              False, _start_failure(argv, problem), tuple(argv))
+        caps = sandbox.Caps(limits.file_bytes, limits.processes, limits.address_space)
+        confined: sandbox.Call | None = sandbox.Call(argv, command_length, caps, cpu_seconds)
+        spawn, cwd, env = confined.argv, "/", None
+        scratch = None
+    else:
+        confined = None
+        spawn, env = argv, dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        cwd = scratch = _scratch_dir()
     started = time.monotonic()
     deadline = started + seconds + limits.grace
     _ACTIVE_LOCK.acquire()
     children_before = _children()
     try:
         process = subprocess.Popen(
-            argv,
+            spawn,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=scratch,
+            cwd=cwd,
             env=env,
             start_new_session=True,
             close_fds=True,
         )
     except (OSError, subprocess.SubprocessError) as error:
         _ACTIVE_LOCK.release()
+        if confined is not None:
+            confined.close()
         return CallResult(
             Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None, False,
-            _start_failure(argv, error), tuple(argv),
+            _start_failure(spawn, error), tuple(argv),
         )
     _ACTIVE.add(process.pid)
     _ACTIVE_LOCK.release()
-    _limit_resources(process.pid, limits, cpu_seconds)
+    if confined is None:
+        _limit_resources(process.pid, limits, cpu_seconds)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
@@ -355,10 +381,16 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
         _kill_escaped(children_before)
         process.stdout.close()
         process.stderr.close()
-        _empty_dir(scratch)
+        if scratch is not None:
+            _empty_dir(scratch)
+        if confined is not None:
+            confined.close()
     elapsed = ended - started
     killed = not exited
-    exit_status = process.returncode if exited else None
+    returncode = process.returncode
+    if confined is not None and exited:
+        returncode = sandbox.exit_status(returncode)
+    exit_status = returncode if exited else None
     # A last line without a newline counts when the program ended it by exiting, even if a
     # grandchild still held the pipe open.
     lines = decode_lines(bytes(out.data), ended_by_exit=exited)
@@ -367,7 +399,7 @@ def run_call(argv: list[str], position: Position, seconds: float, limits: Limits
 
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
                answer_board: str | None = None, warnings: Sequence[str] = ()) -> CallResult:
-        return CallResult(verdict, answer_move, answer_board, elapsed, process.returncode, killed,
+        return CallResult(verdict, answer_move, answer_board, elapsed, returncode, killed,
                           detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings))
 
     if out.over_cap or err.over_cap:
@@ -426,6 +458,26 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, dea
         selector.close()
         if pidfd >= 0:
             os.close(pidfd)
+
+
+def _cannot_start(argv: Sequence[str]) -> OSError | None:
+    """Why the program could not be started, found before starting the sandbox around it (inside,
+    the failure would look like an engine that printed nothing); None if it looks startable."""
+    if not argv:
+        return FileNotFoundError(errno.ENOENT, "empty command")
+    program = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if program is None or not os.path.isfile(program):
+        return FileNotFoundError(errno.ENOENT, "no such file")
+    if not os.access(program, os.X_OK):
+        return PermissionError(errno.EACCES, "not executable")
+    try:
+        with open(program, "rb") as file:
+            magic = file.read(4)
+    except OSError as error:
+        return error
+    if magic[:2] != b"#!" and magic != b"\x7fELF":
+        return OSError(errno.ENOEXEC, "exec format error")
+    return None
 
 
 def _start_failure(argv: Sequence[str], error: BaseException) -> str:

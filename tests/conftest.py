@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,30 @@ def no_tablebase(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """Engines search unless a test gives them a table: results must not depend on whether this
     machine has built one (engines read $BETSY_TABLES, inherited by their processes)."""
     monkeypatch.setenv("BETSY_TABLES", str(tmp_path_factory.mktemp("no-tables")))
+
+
+def require_sandbox() -> None:
+    """Skip (with the reason) where the bubblewrap sandbox cannot run; in CI, fail instead."""
+    from harness.sandbox import probe
+
+    works, why = probe()
+    if not works:
+        if os.environ.get("CI"):
+            pytest.fail(f"the sandbox must run in CI, but {why}")
+        pytest.skip(f"sandbox not usable here: {why} (scripts/test installs bubblewrap when it can)")
+
+
+def namespaced_processes() -> set[int]:
+    """Live processes in a PID namespace below this one: sandboxed engines and their children."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = Path(entry.path, "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if len(fields.get("NSpid", "").split()) > 1 and fields.get("State", "").split()[:1] != ["Z"]:
+            found.add(int(entry.name))
+    return found

@@ -8,6 +8,7 @@ has run -- must have no new live children), and the verdict is exactly the expec
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ import pytest
 from harness.games.betsy import Position
 from harness.protocol import Verdict
 from harness.referee import CallResult, Limits, ask, resolve_interpreter
-from tests.conftest import SEED_BOARD
+from tests.conftest import SEED_BOARD, namespaced_processes, require_sandbox
 
 FAKES = Path(__file__).resolve().parent / "fake_engines"
 SEED = Position.from_text(3, "o", SEED_BOARD)
@@ -59,6 +60,23 @@ def _live_children() -> set[int]:
     return children
 
 
+SANDBOXED = False
+"""Whether this test's calls run in the sandbox: every test here runs both ways."""
+
+
+@pytest.fixture(autouse=True, params=["plain", "sandboxed"])
+def referee_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "sandboxed":
+        require_sandbox()
+    monkeypatch.setattr(sys.modules[__name__], "SANDBOXED", request.param == "sandboxed")
+    return str(request.param)
+
+
+def mode(limits: Limits = Limits()) -> Limits:
+    """``limits`` in this test's mode."""
+    return dataclasses.replace(limits, sandbox=SANDBOXED)
+
+
 @pytest.fixture
 def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Where the fakes that spawn processes record their pids (ask() passes os.environ through)."""
@@ -69,6 +87,8 @@ def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def recorded_pids(pid_file: Path) -> list[int]:
+    """The pids the fakes recorded (outside the sandbox only: inside, the file and the variable
+    naming it are out of reach, and the whole PID namespace is checked instead)."""
     return [int(token) for token in pid_file.read_text().split()]
 
 
@@ -81,12 +101,14 @@ def call(
 ) -> tuple[CallResult, float]:
     """``ask`` once; check the wall time bound and that nothing of the call survives; (result, wall)."""
     before = _live_children()
+    namespaced_before = namespaced_processes()
     started = time.monotonic()
-    result = ask(command, position, seconds, limits)
+    result = ask(command, position, seconds, mode(limits))
     wall = time.monotonic() - started
     assert wall < seconds + limits.grace + 1, f"ask() took {wall:.2f} s: {result}"
     survivors = [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert not survivors, f"processes of the call still alive: {survivors}"
+    assert namespaced_processes() <= namespaced_before, "processes of the sandbox still alive"
     new_children = _live_children() - before
     assert not new_children, f"new live children after the call: {new_children}"
     return result, wall
@@ -120,7 +142,7 @@ def test_engine_printing_answers_forever_keeps_its_last_answer_and_is_killed(pid
     assert result.killed
     assert result.warnings == (KILLED_WARNING,)
     assert len(result.stdout_tail) > 1, "unbuffered output: many answers should have been read"
-    assert recorded_pids(pid_file), "the fake did not record its pid"
+    assert SANDBOXED or recorded_pids(pid_file), "the fake did not record its pid"
 
 
 def test_engine_answering_after_the_deadline_loses_on_time(pid_file: Path) -> None:
@@ -151,8 +173,9 @@ def test_grandchild_holding_stdout_delays_nothing_and_is_killed(pid_file: Path) 
     result, wall = call(fake("leaves_grandchild"), pid_file, seconds=3)
     assert_ok(result)
     assert wall < 1.0 and not result.killed and result.exit_status == 0
-    _engine, grandchild = recorded_pids(pid_file)
-    assert not _is_alive(grandchild)
+    if not SANDBOXED:
+        _engine, grandchild = recorded_pids(pid_file)
+        assert not _is_alive(grandchild)
 
 
 def test_forked_child_still_running_and_writing_after_the_answer_is_killed(pid_file: Path) -> None:
@@ -161,13 +184,14 @@ def test_forked_child_still_running_and_writing_after_the_answer_is_killed(pid_f
     assert result.verdict is Verdict.OK, result
     assert (result.move, result.board) == (ANSWER_MOVE, ANSWER_BOARD)
     assert wall < 1.0 and not result.killed and result.exit_status == 0
-    _parent, child = recorded_pids(pid_file)
-    assert not _is_alive(child)
+    if not SANDBOXED:
+        _parent, child = recorded_pids(pid_file)
+        assert not _is_alive(child)
 
 
 def test_answer_without_newline_counts_even_if_a_grandchild_holds_stdout(pid_file: Path) -> None:
     result, wall = call(fake("answer_without_newline_leaves_grandchild"), pid_file, seconds=3)
-    assert not _is_alive(recorded_pids(pid_file)[1])
+    assert SANDBOXED or not _is_alive(recorded_pids(pid_file)[1])
     assert wall < 1.0
     assert_ok(result)
 
@@ -176,7 +200,7 @@ def test_descendants_that_leave_the_process_group_are_killed_too(pid_file: Path)
     result, _ = call(fake("escapes_with_setsid"), pid_file, seconds=3)
     assert_ok(result)
     pids = recorded_pids(pid_file)
-    assert len(pids) == 3  # the escapee, its child, the engine
+    assert len(pids) == (0 if SANDBOXED else 3)  # the escapee, its child, the engine
     assert not [pid for pid in pids if _is_alive(pid)]
 
 
@@ -354,7 +378,7 @@ def test_fractional_seconds_are_passed_when_allowed(pid_file: Path) -> None:
 
 def test_fractional_seconds_are_refused_by_default() -> None:
     with pytest.raises(ValueError, match="not a whole number of seconds"):
-        ask(fake("echoes_seconds"), SEED, 0.5)
+        ask(fake("echoes_seconds"), SEED, 0.5, mode())
 
 
 # --- the interpreter -------------------------------------------------------------------------------
@@ -384,8 +408,10 @@ def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) ->
 
     slow = [sys.executable, "-c", "import time; time.sleep(0.4); print('2 ...x..o.oxooxxxoxo')"]
     commands = [slow, fake("escapes_with_setsid"), slow, fake("leaves_grandchild"), slow, slow]
+    before = namespaced_processes()
     with ThreadPoolExecutor(len(commands)) as pool:
-        results = list(pool.map(lambda command: ask(command, SEED, 3), commands))
+        results = list(pool.map(lambda command: ask(command, SEED, 3, mode()), commands))
     for result in results:
         assert_ok(result)
     assert not [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
+    assert namespaced_processes() <= before

@@ -1,0 +1,367 @@
+"""How one engine call is confined: a bubblewrap (``bwrap``) sandbox around the program.
+
+Inside the sandbox an engine sees the system read-only (``/usr``, ``/etc`` and the ``/bin`` and
+``/lib`` links), its own program folder and the interpreter its command names read-only (a built-in
+engine: the project and the n = 3 tables), a fresh ``/proc`` of its own PID namespace, a minimal
+``/dev``, and two private size-capped tmpfs folders: the working directory (also ``$HOME``) and
+``/tmp``. Nothing else of the host: no network, no results folder, no cache, no home, no other
+engine's files, and an environment built from an allow-list instead of the harness's own.
+
+Every limit is applied by ``prlimit`` just before the engine's program starts, so its children
+inherit them: file size, processes (threads included), address space, CPU seconds, no core files.
+A process cap is counted per user, and the kernel does not count it for root: when the harness runs
+as root, the engine runs under an unused uid of its own (``setpriv``), one per concurrent call. As
+an ordinary user, bwrap's user namespace gives the count its own scope.
+
+The process tree dies with the sandbox: bwrap's init is PID 1 of the engine's namespace, and when it
+or bwrap dies (``--die-with-parent``) the kernel kills every process in the namespace, including
+those that left the process group.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import HarnessError
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+ENGINES_DIR = PROJECT_DIR / "engines"
+SCRATCH = "/sandbox"
+"""The engine's working directory and $HOME inside the sandbox."""
+SYSTEM_DIRS = ("/usr", "/etc")
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+_ENV_PASSED = ("LANG", "LANGUAGE", "TZ")
+"""Host variables passed through (besides every LC_*): the locale and time zone, nothing else."""
+_UID_BASE = 1_800_000_000
+"""Root only: sandboxed engines run as uids from here on (far above any allocated user or subuid)."""
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install "
+    "bubblewrap)"
+)
+
+
+class SandboxMode(str, enum.Enum):
+    """When engines run inside the sandbox."""
+
+    AUTO = "auto"
+    """When bwrap works here; otherwise unsandboxed, with a warning."""
+    REQUIRED = "required"
+    """Always; refuse to start without it."""
+    OFF = "off"
+    """Never: engines run with the harness's rights (for trusted programs only)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class SandboxUnavailable(HarnessError):
+    """``sandbox: required`` on a machine where bwrap cannot run."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Resource caps of one engine call (applied with and without the sandbox, where they can be)."""
+
+    file_bytes: int = 64 << 20
+    """Largest file the engine may write; also the size of each of its tmpfs folders."""
+    processes: int = 64
+    """Processes and threads the engine may run at once (sandbox only: the count needs its own uid)."""
+    address_space: int | None = 4 << 30
+    """RLIMIT_AS in bytes per process, or None for no limit."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one engine command may see: read-only paths and extra environment variables."""
+
+    readable: tuple[str, ...]
+    """Host paths bound read-only at the same place (system paths excluded)."""
+    path: str
+    """$PATH inside: the bound interpreters' folders, then the system's."""
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def _is_system(path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in (*SYSTEM_DIRS, *SYSTEM_LINKS))
+
+
+def _python_prefixes(interpreter: str) -> list[str]:
+    """Folders a Python interpreter needs: its venv (if any), and the installation it runs on."""
+    found: list[str] = []
+    bin_dir = os.path.dirname(os.path.abspath(interpreter))
+    venv = os.path.dirname(bin_dir)
+    config = os.path.join(venv, "pyvenv.cfg")
+    if os.path.isfile(config):
+        found.append(venv)
+        try:
+            with open(config, encoding="utf-8", errors="replace") as file:
+                for line in file:
+                    key, _, value = line.partition("=")
+                    if key.strip() == "home" and value.strip():
+                        found.append(os.path.dirname(os.path.realpath(value.strip())))
+        except OSError:
+            pass
+    real = os.path.realpath(interpreter)
+    real_bin = os.path.dirname(real)
+    found.append(os.path.dirname(real_bin) if os.path.basename(real_bin) == "bin" else real_bin)
+    return found
+
+
+def _is_python(path: str) -> bool:
+    return os.path.basename(path).startswith(("python", "pypy"))
+
+
+def _shebang(path: str) -> list[str]:
+    """The interpreter line of a script (``["/usr/bin/env", "python3"]``), or [] for a binary."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(256)
+    except OSError:
+        return []
+    if not head.startswith(b"#!"):
+        return []
+    return head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+
+
+@functools.lru_cache(maxsize=1)
+def _real_python_of_shim(shim: str) -> str | None:
+    """The interpreter behind a version-manager shim (pyenv, asdf), asked once."""
+    try:
+        done = subprocess.run([shim, "-c", "import sys; print(sys.executable)"], capture_output=True,
+                              text=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = done.stdout.strip()
+    return path if done.returncode == 0 and os.path.isabs(path) else None
+
+
+def _interpreter_dirs(program: str) -> tuple[list[str], list[str]]:
+    """(paths to bind, folders for $PATH) for the interpreter a program runs on."""
+    binds: list[str] = []
+    path_dirs: list[str] = []
+    candidates: list[str] = []
+    if _is_python(program):
+        candidates.append(program)
+    line = _shebang(program)
+    if line:
+        target = line[0]
+        if os.path.basename(target) == "env":
+            names = [token for token in line[1:] if not token.startswith("-")]
+            found = shutil.which(names[0]) if names else None
+            if found is not None:
+                if "shims" in Path(found).parts:
+                    found = _real_python_of_shim(found) if _is_python(found) else None
+                if found is not None:
+                    candidates.append(found)
+                    path_dirs.append(os.path.dirname(found))
+        else:
+            candidates.append(target)
+    for interpreter in candidates:
+        if _is_python(interpreter):
+            binds += _python_prefixes(interpreter)
+        else:
+            binds.append(os.path.dirname(os.path.realpath(interpreter)))
+        if _is_python(interpreter) and not _is_system(interpreter):
+            path_dirs.append(os.path.dirname(os.path.abspath(interpreter)))
+    return binds, path_dirs
+
+
+def tables_dir() -> str:
+    """Where the built-in engines' n = 3 tables are (engines/tablebase.py reads the same)."""
+    return os.environ.get("BETSY_TABLES") or os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
+
+
+@functools.lru_cache(maxsize=256)
+def plan_for(command: tuple[str, ...]) -> Plan:
+    """The paths and variables an engine command needs (its argv before ``N PLAYER BOARD SECONDS``)."""
+    binds: list[str] = []
+    path_dirs: list[str] = []
+    env: list[tuple[str, str]] = []
+    if command:
+        program = command[0] if os.path.isabs(command[0]) else (shutil.which(command[0]) or command[0])
+        if os.path.isabs(program):
+            if os.path.exists(program):
+                binds.append(os.path.dirname(os.path.realpath(program)))
+                if os.path.dirname(program) != os.path.dirname(os.path.realpath(program)):
+                    binds.append(os.path.dirname(program))
+            more, dirs = _interpreter_dirs(program)
+            binds += more
+            path_dirs += dirs
+        scripts = [token for token in command[1:] if os.path.isabs(token) and os.path.exists(token)]
+        for token in scripts:
+            binds.append(os.path.dirname(token) if os.path.isfile(token) else token)
+        builtin = any(Path(token).resolve().parent == ENGINES_DIR for token in command if os.path.isabs(token))
+        if builtin:
+            binds.append(str(PROJECT_DIR))
+            tables = os.path.abspath(tables_dir())
+            env.append(("BETSY_TABLES", tables))
+            if os.path.isdir(tables):
+                binds.append(tables)
+    readable = _outermost(path for path in binds if path and not _is_system(path) and path != "/")
+    search = ":".join(dict.fromkeys([*path_dirs, *SYSTEM_PATH.split(":")]))
+    return Plan(readable, search, tuple(env))
+
+
+def _outermost(paths: object) -> tuple[str, ...]:
+    """Existing absolute paths without those inside another one, sorted."""
+    unique = sorted({os.path.normpath(str(p)) for p in paths if os.path.exists(str(p))})  # type: ignore[attr-defined]
+    kept: list[str] = []
+    for path in unique:
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return tuple(kept)
+
+
+_SLOTS: set[int] = set()
+_SLOTS_LOCK = threading.Lock()
+
+
+def _take_slot() -> int:
+    with _SLOTS_LOCK:
+        slot = next(i for i in range(len(_SLOTS) + 1) if i not in _SLOTS)
+        _SLOTS.add(slot)
+        return slot
+
+
+def _release_slot(slot: int) -> None:
+    with _SLOTS_LOCK:
+        _SLOTS.discard(slot)
+
+
+class Call:
+    """The argv of one sandboxed engine call; ``close()`` frees its uid when the call is over."""
+
+    def __init__(self, argv: Sequence[str], command_length: int, caps: Caps, cpu_seconds: int) -> None:
+        plan = plan_for(tuple(argv[:command_length]))
+        self._slot: int | None = None
+        wrapper: list[str] = []
+        if os.geteuid() == 0:
+            self._slot = _take_slot()
+            uid = _UID_BASE + (os.getpid() % (1 << 22)) * 64 + self._slot % 64
+            wrapper = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        self.argv = [*bwrap_argv(plan, caps), *wrapper, *_prlimit(caps, cpu_seconds), *argv]
+
+    def close(self) -> None:
+        if self._slot is not None:
+            _release_slot(self._slot)
+            self._slot = None
+
+
+def _prlimit(caps: Caps, cpu_seconds: int) -> list[str]:
+    args = ["prlimit", f"--fsize={caps.file_bytes}", f"--nproc={caps.processes}", "--core=0",
+            f"--cpu={cpu_seconds}:{cpu_seconds + 1}"]
+    if caps.address_space is not None:
+        args.append(f"--as={caps.address_space}")
+    return [*args, "--"]
+
+
+def _scratch_name(readable: Sequence[str]) -> str:
+    name = SCRATCH
+    while any(path == name or path.startswith(name + "/") or name.startswith(path + "/") for path in readable):
+        name += "_"
+    return name
+
+
+def bwrap_argv(plan: Plan, caps: Caps) -> list[str]:
+    """bwrap and its options, up to the command it runs."""
+    scratch = _scratch_name(plan.readable)
+    args = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--hostname", "sandbox"]
+    if os.geteuid() == 0:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user"]
+    for top in SYSTEM_DIRS:
+        if os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(caps.file_bytes), "--tmpfs", "/tmp",
+             "--perms", "0777", "--size", str(caps.file_bytes), "--tmpfs", scratch]
+    made = {"/", "/tmp", scratch}
+    for path in plan.readable:
+        parents = []
+        parent = os.path.dirname(path)
+        while parent not in made and parent != "/":
+            parents.append(parent)
+            parent = os.path.dirname(parent)
+        for directory in reversed(parents):
+            if not _is_system(directory):
+                args += ["--perms", "0755", "--dir", directory]
+            made.add(directory)
+        args += ["--ro-bind", path, path]
+        made.add(path)
+    args += ["--chdir", scratch, "--clearenv", "--setenv", "PATH", plan.path, "--setenv", "HOME", scratch,
+             "--setenv", "TMPDIR", "/tmp", "--setenv", "PYTHONUNBUFFERED", "1"]
+    for name, value in sorted(os.environ.items()):
+        if name in _ENV_PASSED or name.startswith("LC_"):
+            args += ["--setenv", name, value]
+    for name, value in plan.env:
+        args += ["--setenv", name, value]
+    return [*args, "--"]
+
+
+def exit_status(status: int | None) -> int | None:
+    """The engine's exit status from bwrap's: bwrap exits with 128 + N when the engine died of signal N."""
+    if status is not None and 128 < status < 128 + 65:
+        return -(status - 128)
+    return status
+
+
+_PROBE: tuple[bool, str] | None = None
+
+
+def probe() -> tuple[bool, str]:
+    """Whether the sandbox works on this machine, and why not (cached for the process)."""
+    global _PROBE
+    if _PROBE is None:
+        _PROBE = _probe()
+    return _PROBE
+
+
+def _probe() -> tuple[bool, str]:
+    for tool in ("bwrap", "prlimit", *(("setpriv",) if os.geteuid() == 0 else ())):
+        if shutil.which(tool) is None:
+            package = "bubblewrap" if tool == "bwrap" else "util-linux"
+            return False, f"{tool} ({package}) is not installed"
+    probe_call = Call(["/bin/sh", "-c", "echo ok"], 1, Caps(), 5)
+    try:
+        done = subprocess.run(probe_call.argv, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL, cwd="/")
+    except (OSError, subprocess.SubprocessError) as error:
+        return False, f"bwrap could not run: {error}"
+    finally:
+        probe_call.close()
+    if done.returncode != 0 or done.stdout.strip() != "ok":
+        why = next((line for line in done.stderr.splitlines() if line.strip()), f"exit status {done.returncode}")
+        return False, f"bwrap does not work here ({why.strip()})"
+    return True, ""
+
+
+def resolve(mode: SandboxMode) -> tuple[bool, str | None]:
+    """(use the sandbox?, a one-line warning to print or None) for ``mode`` on this machine.
+
+    Raises SandboxUnavailable for ``required`` when the sandbox cannot run here.
+    """
+    if mode is SandboxMode.OFF:
+        return False, "sandbox off: engines run unconfined, with your rights, files and environment"
+    works, why = probe()
+    if works:
+        return True, None
+    if mode is SandboxMode.REQUIRED:
+        raise SandboxUnavailable(f"sandbox required, but {why}; {INSTALL_HINT}, or set the sandbox to auto or off")
+    return False, f"engines run without a sandbox: {why}; {INSTALL_HINT} (or give --sandbox off to silence this)"
+
