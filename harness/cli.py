@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Optional, TypeVar
 
 import typer
 
-from harness.errors import HarnessError, UsageError
-from harness.games.betsy import PLAYERS, Position, PositionError
+try:
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # typer before 0.20 runs on click itself
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+
+from harness.errors import HarnessError, StoreError, UsageError
+from harness.games.betsy import MAX_N, PLAYERS, Position, PositionError, size_problem
+from harness.protocol import MAX_GRACE, MAX_SECONDS
+from harness.sandbox import SandboxMode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +37,11 @@ app = typer.Typer(
 
 T = TypeVar("T")
 
+MAX_GAMES = 10_000
+"""Most games one `arena match` plays."""
+MAX_VALIDATE_GAMES = 100
+"""Most games `arena validate` plays against each reference engine."""
+
 
 @app.callback()
 def _root() -> None:
@@ -35,7 +49,7 @@ def _root() -> None:
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"arena: error: {message}", err=True)
+    typer.echo(f"arena: error: {' '.join(message.splitlines())}", err=True)
     return typer.Exit(2)
 
 
@@ -47,15 +61,15 @@ def _guard(action: Callable[[], T]) -> T:
         raise _fail(str(error)) from None
 
 
-def _parse_position(n: int, player: str, board: str, win_priority: str) -> Position:
+def _parse_position(n: str, player: str, board: str, win_priority: str) -> Position:
     if win_priority not in ("mover", "blue"):
         raise UsageError(f"invalid --win-priority {win_priority!r}: use mover or blue")
     return Position.from_text(n, player, board, win_priority)  # type: ignore[arg-type]
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})  # `arena moves -1 ...`: N = -1, not an option
 def moves(
-    n: Annotated[int, typer.Argument(help="Board size: n columns, n + 3 rows.")],
+    n: Annotated[str, typer.Argument(help="Board size: n columns, n + 3 rows.", show_default=False)],
     player: Annotated[str, typer.Argument(help="Side to move: x (blue) or o (red).")],
     board: Annotated[str, typer.Argument(help="Board, row-major from the top row, of . x o.")],
     as_json: Annotated[
@@ -77,14 +91,38 @@ def moves(
         typer.echo(json.dumps([{"move": m, "board": b, "winner": w} for m, b, w in rows]))
         return
     already = position.winner()
-    typer.echo(f"n = {n}, {position.player} to move, {len(rows)} legal moves")
+    typer.echo(f"n = {position.n}, {position.player} to move, {len(rows)} legal moves")
     if already is not None:
         typer.echo(f"note: {PLAYERS[already]} already has a line here; the game is over")
     width = max(len(str(m)) for m, _, _ in rows)
     for move, child_board, winner in rows:
         effect = "game goes on" if winner is None else f"{winner} wins"
         kind = "drop  " if move > 0 else "rotate"
-        typer.echo(f"{move:>{width}}  {kind} {abs(move):<{len(str(n))}}  {child_board}  {effect}")
+        typer.echo(f"{move:>{width}}  {kind} {abs(move):<{len(str(position.n))}}  {child_board}  {effect}")
+
+
+SandboxOption = Annotated[SandboxMode, typer.Option(
+    "--sandbox", case_sensitive=False,
+    help="Run engines in the bubblewrap sandbox: auto (when it works here, else warn), required, or off.")]
+MaxFileOption = Annotated[int, typer.Option(
+    "--max-file-mb", min=1, max=4096, help="Largest file an engine may write, in MiB.")]
+MaxProcessesOption = Annotated[int, typer.Option(
+    "--max-processes", min=1, max=4096, help="Processes and threads an engine may run at once (sandbox).")]
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"arena: warning: {message}", err=True)
+
+
+def _use_sandbox(mode: SandboxMode, warn: bool = True) -> bool:
+    """Resolve the sandbox mode here (``required`` without bwrap is an error); print its warning
+    (auto without bwrap, or off) on stderr unless ``warn`` is false."""
+    from harness import sandbox
+
+    confined, warning = _guard(lambda: sandbox.resolve(mode))
+    if warning is not None and warn:
+        _warn(warning)
+    return confined
 
 
 def _check_time(seconds: float, allow_fractional: bool) -> None:
@@ -123,8 +161,12 @@ def match(
         bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one game record per line (JSON Lines).")] = False,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    max_file_mb: MaxFileOption = 64,
+    max_processes: MaxProcessesOption = 64,
 ) -> None:
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
+    from harness.config import MAX_PLIES
     from harness.engines import resolve_engine
     from harness.match import play_game, score_for_x
     from harness.referee import Limits
@@ -132,19 +174,25 @@ def match(
     def prepare() -> tuple[object, object, Limits]:
         if n < 1:
             raise UsageError(f"invalid --n {n}: the board size must be at least 1")
+        if size_problem(n) is not None:
+            raise UsageError(f"invalid --n {n}: {size_problem(n)}")
         if games < 1:
             raise UsageError(f"invalid --games {games}: play at least one game")
-        if max_plies < 1:
-            raise UsageError(f"invalid --max-plies {max_plies}: must be at least 1")
+        if games > MAX_GAMES:
+            raise UsageError(f"invalid --games {games}: at most {MAX_GAMES} games")
+        if not 1 <= max_plies <= MAX_PLIES:
+            raise UsageError(f"invalid --max-plies {max_plies}: give a number of moves from 1 to {MAX_PLIES}")
         if win_priority not in ("mover", "blue"):
             raise UsageError(f"invalid --win-priority {win_priority!r}: use mover or blue")
-        if not grace >= 0:
-            raise UsageError(f"invalid --grace {grace}: must be a number of seconds >= 0")
+        if not 0 <= grace <= MAX_GRACE:
+            raise UsageError(f"invalid --grace {grace:g}: give a number of seconds from 0 to {MAX_GRACE}")
         _check_time(time, allow_fractional_time)
         first, second = resolve_engine(engine_x), resolve_engine(engine_o)
-        return first, second, Limits(grace=grace, allow_fractional_time=allow_fractional_time)
+        return first, second, Limits(grace=grace, allow_fractional_time=allow_fractional_time,
+                                     file_bytes=max_file_mb << 20, processes=max_processes)
 
     first, second, limits = _guard(prepare)
+    limits = dataclasses.replace(limits, sandbox=_use_sandbox(sandbox))
     scores = {0: 0.0, 1: 0.0}
     for game in range(games):
         swap = game % 2 == 1
@@ -178,10 +226,16 @@ def _setup_logging(log_path: Path, verbose: bool) -> None:
 
     import multiprocessing_logging
 
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(log_path, encoding="utf-8")
+    except OSError as error:
+        raise StoreError(
+            f"cannot write the log {log_path} ({error.strerror or error}): the results database and its "
+            f"log go in {log_path.parent}; give a --db in a folder you can write"
+        ) from None
     root = logging.getLogger()
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    file_handler = logging.FileHandler(log_path, encoding="utf-8")
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     root.addHandler(file_handler)
     if verbose:
@@ -193,13 +247,26 @@ def _setup_logging(log_path: Path, verbose: bool) -> None:
     multiprocessing_logging.install_mp_handler()
 
 
+@contextlib.contextmanager
+def _reading(db: Path) -> Iterator[None]:
+    """A results database found damaged while reading it becomes one line naming it."""
+    import sqlite3
+
+    try:
+        yield
+    except (sqlite3.Error, UnicodeDecodeError, json.JSONDecodeError) as error:
+        from harness.store import damaged
+
+        raise damaged(db, error) from None
+
+
 def _print_report(db: Path, tournament: int | None, fmt: str) -> None:
     from harness.report import build_report, render_text, to_csv, to_json
     from harness.store import Store
 
     if not db.exists():
         raise UsageError(f"no results database at {db}; run 'arena tournament CONFIG' first or check the path")
-    with Store(db) as store:
+    with _reading(db), Store(db, read_only=True) as store:
         chosen = tournament if tournament is not None else store.latest_tournament()
         if chosen is None:
             raise UsageError(f"{db} holds no tournament yet")
@@ -227,20 +294,32 @@ def tournament(
     rounds: Annotated[Optional[str], typer.Option(
         help="Play only these rounds, FIRST-LAST (e.g. 51-100) or one round: splits a long tournament "
              "into shares with the same openings and game ids.")] = None,
+    sandbox: Annotated[Optional[SandboxMode], typer.Option(
+        "--sandbox", case_sensitive=False,
+        help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")] = None,
 ) -> None:
     """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
-    from harness.config import load_config
+    from harness.config import MAX_CONCURRENCY, load_config
     from harness.tournament import check_rounds, default_db_path, rounds_text, run_tournament
 
     if concurrency is not None and concurrency < 1:
         raise _fail(f"invalid --concurrency {concurrency}: must be at least 1")
+    if concurrency is not None and concurrency > MAX_CONCURRENCY:
+        raise _fail(f"invalid --concurrency {concurrency}: at most {MAX_CONCURRENCY} games at once")
     share = _guard(lambda: _parse_rounds(rounds)) if rounds is not None else None
     loaded = _guard(lambda: load_config(config, concurrency))
+    if sandbox is not None:
+        loaded = dataclasses.replace(loaded, sandbox=sandbox)
     _guard(lambda: check_rounds(loaded, share))
+    _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
-    _setup_logging(db_path.with_suffix(".log"), verbose)
+    from harness.store import check_database_file
+
+    _guard(lambda: check_database_file(db_path))
+    _guard(lambda: _setup_logging(db_path.with_suffix(".log"), verbose))
     try:
-        summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress, rounds=share))
+        summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress, rounds=share,
+                                                on_warning=_warn))
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume",
                    err=True)
@@ -285,16 +364,18 @@ def merge(
         shares: list[tuple[Path, Store, int]] = []
         try:
             for source in sources:
-                share = Store(source)
-                chosen = share.latest_tournament()
+                with _reading(source):
+                    share = Store(source, read_only=True)
+                    chosen = share.latest_tournament()
                 if chosen is None:
                     share.close()
                     raise UsageError(f"{source} holds no tournament to merge")
                 shares.append((source, share, chosen))
-            with Store(db) as target:
+            with Store(db, role="arena merge") as target:
                 for source, share, chosen in shares:
-                    name = share.tournament_info(chosen)["name"]
-                    tournament, added, already = target.merge_from(share, chosen)
+                    with _reading(source):
+                        name = share.tournament_info(chosen)["name"]
+                        tournament, added, already = target.merge_from(share, chosen)
                     typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} "
                                f"(#{tournament}), {already} already there")
         finally:
@@ -319,6 +400,8 @@ def _parse_sizes(text: str) -> tuple[int, ...]:
         part = part.strip()
         if not (part.isascii() and part.isdigit()) or int(part) < 1:
             raise UsageError(f"invalid --n {text!r}: give board sizes >= 1 separated by commas, e.g. 3,5,8")
+        if len(part) > 6 or size_problem(int(part)) is not None:
+            raise UsageError(f"invalid --n {text!r}: {size_problem(MAX_N + 1)}")
         sizes.append(int(part))
     return tuple(dict.fromkeys(sizes))
 
@@ -335,6 +418,9 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show warnings in full.")] = False,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    max_file_mb: MaxFileOption = 64,
+    max_processes: MaxProcessesOption = 64,
 ) -> None:
     """Check a student's program against the protocol, the rules, the clock and our engines.
 
@@ -346,14 +432,18 @@ def validate(
     from harness.validate import validate as run_validation
 
     def prepare() -> Settings:
-        if time < 1:
-            raise UsageError(f"invalid --time {time}: give a whole number of seconds >= 1")
-        if games is not None and games < 0:
-            raise UsageError(f"invalid --games {games}: must be 0 or more")
+        if not 1 <= time <= MAX_SECONDS:
+            raise UsageError(f"invalid --time {time}: give a whole number of seconds from 1 to {MAX_SECONDS}")
+        if games is not None and not 0 <= games <= MAX_VALIDATE_GAMES:
+            raise UsageError(f"invalid --games {games}: give 0 to {MAX_VALIDATE_GAMES} games per reference engine")
+        if html is not None:
+            _check_output_file(html, "--html")
         count = games if games is not None else (1 if quick else 2)
-        return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick)
+        return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick,
+                        file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)
+    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
     command = program
     path = Path(program)
     if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
@@ -372,7 +462,7 @@ def validate(
 
     report = run_validation(program, engine, settings, start_problem, progress)
     if html is not None:
-        html.write_text(render_html(report), encoding="utf-8")
+        _guard(lambda: _write_output_file(html, "--html", render_html(report)))
     if as_json:
         typer.echo(json.dumps(report.to_json()))
     else:
@@ -382,9 +472,90 @@ def validate(
     raise typer.Exit(0 if report.passed else 1)
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="arena")
+def _check_output_file(path: Path, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written."""
+    if path.is_dir():
+        raise UsageError(f"invalid {option} {path}: it is a directory; give a file name, e.g. {path / 'report.html'}")
+    if not path.parent.is_dir():
+        raise UsageError(f"invalid {option} {path}: the folder {path.parent} does not exist; create it first")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"invalid {option} {path}: cannot write there (permission denied)")
+
+
+def _write_output_file(path: Path, option: str, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {option} {path}: {error.strerror or error}") from None
+
+
+def _given(argv: list[str], opts: list[str]) -> str | None:
+    """The value given on the command line to an option spelled one of ``opts`` (the last one)."""
+    found = None
+    for index, arg in enumerate(argv):
+        name, equals, value = arg.partition("=")
+        if name in opts:
+            found = value if equals else (argv[index + 1] if index + 1 < len(argv) else None)
+    return found
+
+
+def _usage_line(error: click_exceptions.UsageError, argv: list[str]) -> str:
+    """A typer/click usage error as one line: what was wrong (with the value given), then the usage."""
+    message = " ".join(error.format_message().split()).rstrip(".")
+    param = getattr(error, "param", None)
+    if isinstance(error, click_exceptions.BadParameter) and param is not None:
+        opts = [opt for opt in getattr(param, "opts", []) if opt.startswith("-")]
+        name = max(opts, key=len) if opts else (param.name or "value").upper()
+        if isinstance(error, click_exceptions.MissingParameter):
+            message = f"missing {param.param_type_name} {name}"
+        else:
+            value = _given(argv, opts) if opts else None
+            detail = " ".join(error.message.split()).split(", unable to")[0].removeprefix("Value error, ")
+            for words, sign in (("greater than or equal to", ">="), ("less than or equal to", "<="),
+                                ("greater than", ">"), ("less than", "<")):
+                detail = detail.replace(f"Input should be {words}", f"expected a number {sign}")
+            detail = detail.replace("Input should be ", "expected ").rstrip(".")
+            message = f"invalid {name}" + (f" {value!r}" if value is not None else "") + f": {detail}"
+    message = message[:1].lower() + message[1:]
+    context = error.ctx
+    if context is None:
+        return message
+    arguments = [p for p in context.command.params if p.param_type_name == "argument"]
+    usage = " ".join([context.command_path, "[OPTIONS]"]
+                     + [(p.name or "").upper() + ("..." if p.nargs == -1 else "") for p in arguments])
+    if getattr(context.command, "commands", None):
+        usage += " COMMAND [ARGS]..."
+    return f"{message}; usage: {usage} (see {context.command_path} --help)"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: every error is one line ``arena: error: ...`` and exit status 2
+    (typer's own usage errors included); help and normal runs are unchanged."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        status = app(prog_name="arena", args=args, standalone_mode=False)
+    except click_exceptions.NoArgsIsHelpError as error:
+        typer.echo(error.format_message())
+        status = 2
+    except click_exceptions.UsageError as error:
+        typer.echo(f"arena: error: {_usage_line(error, args)}", err=True)
+        status = 2
+    except click_exceptions.ClickException as error:
+        typer.echo(f"arena: error: {' '.join(error.format_message().split())}", err=True)
+        status = 2
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("arena: interrupted", err=True)
+        status = 130
+    except (HarnessError, PositionError) as error:
+        typer.echo(f"arena: error: {' '.join(str(error).splitlines())}", err=True)
+        status = 2
+    except Exception as error:  # a bug: still one line, with the way to see the traceback
+        if os.environ.get("ARENA_TRACEBACK"):
+            raise
+        typer.echo(f"arena: internal error: {type(error).__name__}: {' '.join(str(error).split())} "
+                   f"(rerun with ARENA_TRACEBACK=1 for the traceback, and please report it)", err=True)
+        status = 1
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

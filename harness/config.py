@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -18,14 +19,22 @@ from typing import Any, Literal
 import pydantic
 import yaml
 
-from harness.engines import BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
+from harness.engines import BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
 from harness.errors import ConfigError, EngineError
-from harness.games.betsy import Position, PositionError, board_problem, geometry
-from harness.protocol import format_seconds
+from harness.games.betsy import MAX_N, Position, PositionError, board_problem, geometry
+from harness.protocol import MAX_GRACE, MAX_SECONDS, format_seconds
+from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 """Engine names appear in game ids joined by ':', so they may not contain it."""
+
+MAX_ROUNDS = 10_000
+"""Upper bounds of the config's counts (and of ``arena match``'s), far beyond any real tournament:
+larger values only make the schedule or an opening take forever to build."""
+MAX_PLIES = 10_000
+MAX_OPENING_PLIES = 1_000
+MAX_CONCURRENCY = 256
 
 
 class _Strict(pydantic.BaseModel):
@@ -33,7 +42,7 @@ class _Strict(pydantic.BaseModel):
 
 
 class _Openings(_Strict):
-    plies: int = pydantic.Field(2, ge=0)
+    plies: int = pydantic.Field(2, ge=0, le=MAX_OPENING_PLIES)
     seed: int = 1
     file: str | None = None
 
@@ -48,17 +57,26 @@ class _Engine(_Strict):
 class _Tournament(_Strict):
     name: str
     game: Literal["betsy"] = "betsy"
-    n: list[pydantic.PositiveInt] = pydantic.Field(default_factory=lambda: [5], min_length=1)
-    time: float = pydantic.Field(1.0, gt=0, allow_inf_nan=False)
+    n: list[pydantic.conint(gt=0, le=MAX_N)] = pydantic.Field(  # type: ignore[valid-type]
+        default_factory=lambda: [5], min_length=1)
+    time: float = pydantic.Field(1.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     allow_fractional_time: bool = False
-    grace: float = pydantic.Field(0.5, ge=0, allow_inf_nan=False)
-    max_plies: int = pydantic.Field(200, ge=1)
+    grace: float = pydantic.Field(0.5, ge=0, le=MAX_GRACE, allow_inf_nan=False)
+    max_plies: int = pydantic.Field(200, ge=1, le=MAX_PLIES)
     win_priority: Literal["mover", "blue"] = "mover"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
-    rounds: int = pydantic.Field(2, ge=1)
+    rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
     openings: _Openings = pydantic.Field(default_factory=_Openings)
-    concurrency: int | None = pydantic.Field(None, ge=1)
+    concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
+    max_processes: int = pydantic.Field(64, ge=1, le=MAX_PROCESSES)
     engines: list[_Engine] = pydantic.Field(min_length=2)
+
+    @pydantic.field_validator("sandbox", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: object) -> object:
+        return "off" if value is False else value  # YAML 1.1 reads a bare off as false
 
     @pydantic.field_validator("n", mode="before")
     @classmethod
@@ -101,6 +119,12 @@ class TournamentConfig:
     engines: tuple[EngineSpec, ...]
     path: str = ""
     """The config file."""
+    sandbox: SandboxMode = SandboxMode.AUTO
+    """Whether engine calls run in the bubblewrap sandbox (not part of the fingerprint, like concurrency)."""
+    max_file_mb: int = 64
+    """Largest file an engine may write, in MiB (also the size of its sandbox folders)."""
+    max_processes: int = 64
+    """Processes and threads an engine may run at once (in the sandbox)."""
     opening_positions: dict[int, tuple[Opening, ...]] = field(default_factory=dict)
     """Openings read from openings_file, by n."""
 
@@ -180,6 +204,12 @@ def _describe(error: Any) -> str:
         bound = ctx.get("ge", ctx.get("gt"))
         op = ">=" if kind == "greater_than_equal" else ">"
         return f"{key}: expected a number {op} {bound}, got {got!r}"
+    if kind == "less_than_equal":
+        if loc[:1] == ("n",):
+            return f"{key}: board sizes from 1 to {MAX_N} are supported, got {got!r}"
+        bound = ctx.get("le")
+        bound = int(bound) if isinstance(bound, float) and bound.is_integer() else bound
+        return f"{key}: expected a number <= {bound}, got {got!r}"
     if kind == "too_short":
         return f"{key}: expected at least {ctx.get('min_length')} entries, got {len(got or [])}"
     if kind in _TYPE_WORDS:
@@ -313,6 +343,10 @@ def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[Engin
                         f"{', '.join(builtin_names())}"
                     )
                     continue
+                option_problems = _option_problems(key, entry.builtin, entry.options)
+                if option_problems:
+                    problems += option_problems
+                    continue
                 specs.append(builtin_engine(entry.builtin, entry.options, entry.name))
             else:
                 if entry.options:
@@ -323,6 +357,29 @@ def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[Engin
         except EngineError as error:
             problems.append(f"{key}.{'builtin' if entry.builtin else 'command'}: {error}")
     return specs, problems
+
+
+_OPTION_WORDS = {int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def _option_problems(key: str, builtin: str, options: dict[str, object]) -> list[str]:
+    """A built-in's options checked against the ones it declares (harness.engines.BUILTIN_OPTIONS)."""
+    declared = BUILTIN_OPTIONS.get(builtin, {})
+    problems = []
+    for name, value in options.items():
+        kind = declared.get(name.replace("-", "_"))
+        if kind is None:
+            problems.append(
+                f"{key}.options.{name}: unknown option for built-in {builtin!r}; valid options: "
+                f"{', '.join(declared) or 'none'}"
+            )
+        elif not (isinstance(value, bool) if kind is bool else
+                  isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and (kind is float or isinstance(value, int))):
+            problems.append(f"{key}.options.{name}: expected {_OPTION_WORDS[kind]}, got {value!r}")
+        elif kind is float and not math.isfinite(value):  # type: ignore[arg-type]
+            problems.append(f"{key}.options.{name}: expected a finite number, got {value!r}")
+    return problems
 
 
 def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
@@ -372,6 +429,9 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         concurrency=concurrency or model.concurrency or os.cpu_count() or 1,
         engines=tuple(specs),
         path=str(file),
+        sandbox=SandboxMode(model.sandbox),
+        max_file_mb=model.max_file_mb,
+        max_processes=model.max_processes,
         opening_positions=positions,
     )
 

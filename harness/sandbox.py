@@ -20,11 +20,14 @@ those that left the process group.
 
 from __future__ import annotations
 
+import atexit
 import enum
 import functools
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +46,10 @@ _ENV_PASSED = ("LANG", "LANGUAGE", "TZ")
 """Host variables passed through (besides every LC_*): the locale and time zone, nothing else."""
 _UID_BASE = 1_800_000_000
 """Root only: sandboxed engines run as uids from here on (far above any allocated user or subuid)."""
+MAX_FILE_MB = 4096
+"""The largest file-size cap that may be set, in MiB (the sandbox folders are that large in memory)."""
+MAX_PROCESSES = 4096
+"""The largest process cap that may be set."""
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install "
     "bubblewrap)"
@@ -88,6 +95,8 @@ class Plan:
     path: str
     """$PATH inside: the bound interpreters' folders, then the system's."""
     env: tuple[tuple[str, str], ...] = ()
+    staged: tuple[tuple[str, str], ...] = ()
+    """(readable copy, original path): root only, for program folders only the owner could read."""
 
 
 def _is_system(path: str) -> bool:
@@ -196,9 +205,13 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             more, dirs = _interpreter_dirs(program)
             binds += more
             path_dirs += dirs
-        scripts = [token for token in command[1:] if os.path.isabs(token) and os.path.exists(token)]
-        for token in scripts:
-            binds.append(os.path.dirname(token) if os.path.isfile(token) else token)
+        # The script an interpreter runs is a program too (its folder is readable); any other
+        # path in the command is readable itself, and only that.
+        script = next((token for token in command[1:] if not token.startswith("-")), None)
+        for token in command[1:]:
+            if os.path.isabs(token) and os.path.exists(token):
+                is_script = token == script and _is_python(program) and os.path.isfile(token)
+                binds.append(os.path.dirname(token) if is_script else token)
         builtin = any(Path(token).resolve().parent == ENGINES_DIR for token in command if os.path.isabs(token))
         if builtin:
             binds.append(str(PROJECT_DIR))
@@ -208,7 +221,84 @@ def plan_for(command: tuple[str, ...]) -> Plan:
                 binds.append(tables)
     readable = _outermost(path for path in binds if path and not _is_system(path) and path != "/")
     search = ":".join(dict.fromkeys([*path_dirs, *SYSTEM_PATH.split(":")]))
-    return Plan(readable, search, tuple(env))
+    staged: list[tuple[str, str]] = []
+    if os.geteuid() == 0:
+        interpreters = set(_interpreter_dirs(command[0])[0]) if command else set()
+        for path in readable:
+            if path not in interpreters and path != str(PROJECT_DIR) and not _others_can_read(path):
+                copy = _stage(path)
+                if copy is not None:
+                    staged.append((copy, path))
+    return Plan(readable, search, tuple(env), tuple(staged))
+
+
+_STAGE_LIMITS = (2000, 64 << 20)
+"""At most this many files and bytes of a program folder are copied to make them readable."""
+
+
+def _others_can_read(path: str) -> bool:
+    """Whether a user other than the owner can read ``path`` (and, for a folder, what it holds)."""
+    need_dir = stat.S_IROTH | stat.S_IXOTH
+    try:
+        top = os.stat(path)
+        if stat.S_ISREG(top.st_mode):
+            return bool(top.st_mode & stat.S_IROTH)
+        if top.st_mode & need_dir != need_dir:
+            return False
+        for count, (folder, dirs, files) in enumerate(os.walk(path)):
+            if count > _STAGE_LIMITS[0]:
+                return True  # too large to copy anyway: bound as it is
+            for name in dirs:
+                if os.stat(os.path.join(folder, name)).st_mode & need_dir != need_dir:
+                    return False
+            for name in files:
+                if not os.stat(os.path.join(folder, name)).st_mode & stat.S_IROTH:
+                    return False
+    except OSError:
+        return True
+    return True
+
+
+_STAGE_ROOT: str | None = None
+
+
+def _stage(path: str) -> str | None:
+    """A copy of ``path`` that the engine's uid can read (root runs engines as another uid, and a
+    program in a private folder, such as one made by mkdtemp, would otherwise be unreadable).
+    None when it is too large to copy."""
+    global _STAGE_ROOT
+    files = size = 0
+    for folder, _dirs, names in os.walk(path) if os.path.isdir(path) else [("", [], [path])]:
+        for name in names:
+            files += 1
+            try:
+                size += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+            if files > _STAGE_LIMITS[0] or size > _STAGE_LIMITS[1]:
+                return None
+    if _STAGE_ROOT is None or not os.path.isdir(_STAGE_ROOT):
+        _STAGE_ROOT = tempfile.mkdtemp(prefix="arena-stage-")
+        atexit.register(shutil.rmtree, _STAGE_ROOT, True)
+    copy = tempfile.mkdtemp(dir=_STAGE_ROOT)
+    target = os.path.join(copy, os.path.basename(path) or "root")
+    try:
+        if os.path.isdir(path):
+            shutil.copytree(path, target, symlinks=True)
+        else:
+            shutil.copy2(path, target)
+    except (OSError, shutil.Error):
+        return None
+    os.chmod(copy, 0o755)
+    for folder, dirs, names in os.walk(target):
+        for name in [*dirs, *names, ""]:
+            full = os.path.join(folder, name) if name else folder
+            if os.path.islink(full):
+                continue
+            mode = os.stat(full).st_mode
+            wanted = stat.S_IROTH | stat.S_IRGRP | ((stat.S_IXOTH | stat.S_IXGRP) if mode & 0o111 or stat.S_ISDIR(mode) else 0)
+            os.chmod(full, mode | wanted)
+    return target
 
 
 def _outermost(paths: object) -> tuple[str, ...]:
@@ -248,7 +338,9 @@ class Call:
             self._slot = _take_slot()
             uid = _UID_BASE + (os.getpid() % (1 << 22)) * 64 + self._slot % 64
             wrapper = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
-        self.argv = [*bwrap_argv(plan, caps), *wrapper, *_prlimit(caps, cpu_seconds), *argv]
+        # As an ordinary user, bwrap's init (PID 1 of the namespace) runs as the engine's uid and counts.
+        counted = caps.processes + (0 if wrapper else 1)
+        self.argv = [*bwrap_argv(plan, caps), *wrapper, *_prlimit(caps, counted, cpu_seconds), *argv]
 
     def close(self) -> None:
         if self._slot is not None:
@@ -256,8 +348,8 @@ class Call:
             self._slot = None
 
 
-def _prlimit(caps: Caps, cpu_seconds: int) -> list[str]:
-    args = ["prlimit", f"--fsize={caps.file_bytes}", f"--nproc={caps.processes}", "--core=0",
+def _prlimit(caps: Caps, processes: int, cpu_seconds: int) -> list[str]:
+    args = ["prlimit", f"--fsize={caps.file_bytes}", f"--nproc={processes}", "--core=0",
             f"--cpu={cpu_seconds}:{cpu_seconds + 1}"]
     if caps.address_space is not None:
         args.append(f"--as={caps.address_space}")
@@ -289,9 +381,11 @@ def bwrap_argv(plan: Plan, caps: Caps) -> list[str]:
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
     args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(caps.file_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
              "--perms", "1777", "--size", str(caps.file_bytes), "--tmpfs", "/tmp",
              "--perms", "0777", "--size", str(caps.file_bytes), "--tmpfs", scratch]
     made = {"/", "/tmp", scratch}
+    copies = {original: copy for copy, original in plan.staged}
     for path in plan.readable:
         parents = []
         parent = os.path.dirname(path)
@@ -302,8 +396,9 @@ def bwrap_argv(plan: Plan, caps: Caps) -> list[str]:
             if not _is_system(directory):
                 args += ["--perms", "0755", "--dir", directory]
             made.add(directory)
-        args += ["--ro-bind", path, path]
+        args += ["--ro-bind", copies.get(path, path), path]
         made.add(path)
+    args += ["--remount-ro", "/"]  # the skeleton bwrap built: writable only in its tmpfs folders
     args += ["--chdir", scratch, "--clearenv", "--setenv", "PATH", plan.path, "--setenv", "HOME", scratch,
              "--setenv", "TMPDIR", "/tmp", "--setenv", "PYTHONUNBUFFERED", "1"]
     for name, value in sorted(os.environ.items()):

@@ -17,6 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import sandbox
 from harness.config import TournamentConfig
 from harness.errors import UsageError
 from harness.engines import EngineSpec
@@ -116,6 +117,7 @@ def run_tournament(
     progress: bool = True,
     on_game: Callable[[ScheduledGame, GameRecord], None] | None = None,
     rounds: tuple[int, int] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Play every scheduled game not yet in the database; returns what was done.
 
@@ -141,7 +143,7 @@ def run_tournament(
         log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",
                  config.name, tournament, path, len(games), summary.already_done)
         if todo:
-            _run_games(config, store, tournament, todo, summary, progress, on_game)
+            _run_games(config, store, tournament, todo, summary, progress, on_game, on_warning)
         return summary
     finally:
         store.close()
@@ -155,13 +157,20 @@ def _run_games(
     summary: RunSummary,
     progress: bool,
     on_game: Callable[[ScheduledGame, GameRecord], None] | None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> None:
     from tqdm import tqdm
 
     specs = {engine.name: engine for engine in config.engines}
+    confined, warning = sandbox.resolve(config.sandbox)
+    if warning is not None:
+        log.warning("%s", warning)
+        if on_warning is not None:
+            on_warning(warning)
     settings = _Settings(
         config.time, config.max_plies, config.win_priority,
-        Limits(grace=config.grace, allow_fractional_time=config.allow_fractional_time),
+        Limits(grace=config.grace, allow_fractional_time=config.allow_fractional_time, sandbox=confined,
+               file_bytes=config.max_file_mb << 20, processes=config.max_processes),
     )
     bar = tqdm(
         total=summary.scheduled, initial=summary.already_done, disable=not progress,

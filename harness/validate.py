@@ -112,6 +112,10 @@ class Settings:
     """Games against each reference engine (colours alternate)."""
     quick: bool = False
     grace: float = 0.5
+    sandbox: bool = False
+    """Run the program (and the reference engines) in the sandbox; resolve the mode first."""
+    file_bytes: int = 64 << 20
+    processes: int = 64
 
 
 class Validator:
@@ -123,7 +127,8 @@ class Validator:
         self.program = program
         self.settings = settings
         self.start_problem = start_problem
-        self.limits = Limits(grace=settings.grace)
+        self.limits = Limits(grace=settings.grace, sandbox=settings.sandbox,
+                             file_bytes=settings.file_bytes, processes=settings.processes)
         self.calls: list[tuple[str, CallResult]] = []
         self.progress = progress or (lambda _text: None)
 

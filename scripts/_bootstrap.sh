@@ -33,6 +33,20 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     fi
     touch "$STAMP"
 fi
+# The engine sandbox (harness/sandbox.py) needs bubblewrap: install it where we may (root with apt-get).
+if ! command -v bwrap >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing bubblewrap (the engine sandbox) with apt-get ..." >&2
+        APT_LOG="$(mktemp)"
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap \
+               || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap; }; } \
+               >"$APT_LOG" 2>&1; then
+            echo "warning: installing bubblewrap failed (log: $APT_LOG); engines run without the sandbox" >&2
+        fi
+    else
+        echo "note: bubblewrap is not installed, so engines run without the sandbox; install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)" >&2
+    fi
+fi
 # The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
 # Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.

@@ -1,8 +1,9 @@
-"""Benchmark the referee's overhead per engine call.
+"""Benchmark the referee's overhead per engine call, without and with the sandbox.
 
-Runs the random engine for one move through `harness.referee.ask` and through a bare
-`subprocess.run` of the same argv, interleaved, over many calls in the same run, and prints the median
-and mean wall time per call of each and their ratio. Goal: ratio <= 1.05.
+Runs the random engine for one move three ways, interleaved over many calls in the same run: a bare
+`subprocess.run` of the argv, `harness.referee.ask` without the sandbox, and `ask` inside the
+bubblewrap sandbox. Prints the median and mean wall time per call of each. Goals: referee / bare
+<= 1.05 (medians); sandboxed - bare <= 15 ms (medians).
 
 Usage: .venv/bin/python scripts/bench_referee.py [--calls 100] [--n 5]
 """
@@ -25,6 +26,7 @@ from harness.engines import builtin_engine  # noqa: E402
 from harness.games.betsy import initial_position  # noqa: E402
 from harness.protocol import Verdict, engine_argv  # noqa: E402
 from harness.referee import Limits, ask  # noqa: E402
+from harness.sandbox import probe  # noqa: E402
 
 
 def main() -> None:
@@ -40,36 +42,44 @@ def main() -> None:
     position = initial_position(args.n)
     argv = engine_argv(spec.command, position, 1)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    limits = Limits()
+    works, why = probe()
+    if not works:
+        sys.exit(f"bench_referee: the sandbox cannot run here: {why}")
 
     def bare() -> float:
         start = time.perf_counter()
         subprocess.run(argv, capture_output=True, env=env, check=True)
         return time.perf_counter() - start
 
-    def refereed() -> float:
+    def refereed(limits: Limits) -> float:
         start = time.perf_counter()
         result = ask(spec.command, position, 1, limits)
         elapsed = time.perf_counter() - start
         assert result.verdict is Verdict.OK, result
         return elapsed
 
-    bare(), refereed()  # warm caches
-    bare_times, referee_times = [], []
+    runs = {
+        "bare": bare,
+        "referee": lambda: refereed(Limits(sandbox=False)),
+        "sandboxed": lambda: refereed(Limits(sandbox=True)),
+    }
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    for run in runs.values():
+        run()  # warm caches
+    order = list(runs)
     for i in range(args.calls):
-        # Alternate the order so that neither side always runs right after the other.
-        if i % 2:
-            bare_times.append(bare())
-            referee_times.append(refereed())
-        else:
-            referee_times.append(refereed())
-            bare_times.append(bare())
-    for label, values in (("subprocess.run", bare_times), ("referee.ask", referee_times)):
-        print(f"{label:<15} median {statistics.median(values) * 1000:6.2f} ms   "
+        # Rotate the order so that no way always runs right after another.
+        for label in order[i % 3:] + order[:i % 3]:
+            times[label].append(runs[label]())
+    for label, values in times.items():
+        print(f"{label:<10} median {statistics.median(values) * 1000:6.2f} ms   "
               f"mean {statistics.fmean(values) * 1000:6.2f} ms   ({len(values)} calls)")
-    ratio = statistics.median(referee_times) / statistics.median(bare_times)
-    mean_ratio = statistics.fmean(referee_times) / statistics.fmean(bare_times)
-    print(f"ratio (referee / bare): median {ratio:.3f}, mean {mean_ratio:.3f}   goal <= 1.05")
+    median = {label: statistics.median(values) for label, values in times.items()}
+    mean = {label: statistics.fmean(values) for label, values in times.items()}
+    print(f"referee / bare:   median {median['referee'] / median['bare']:.3f}, "
+          f"mean {mean['referee'] / mean['bare']:.3f}   goal <= 1.05")
+    print(f"sandboxed - bare: median {(median['sandboxed'] - median['bare']) * 1000:+.2f} ms, "
+          f"mean {(mean['sandboxed'] - mean['bare']) * 1000:+.2f} ms   goal <= +15 ms")
 
 
 if __name__ == "__main__":

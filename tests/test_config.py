@@ -13,13 +13,14 @@ from harness.config import Opening, TournamentConfig, load_config
 from harness.engines import ENGINES_DIR
 from harness.errors import ConfigError
 from harness.games.betsy import initial_position
+from harness.sandbox import SandboxMode
 
 ROOT = Path(__file__).resolve().parent.parent
 
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
     "name, game, n, time, allow_fractional_time, grace, max_plies, win_priority, format, rounds, "
-    "openings, concurrency, engines"
+    "openings, concurrency, sandbox, max_file_mb, max_processes, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
 
@@ -131,11 +132,13 @@ def test_relative_command_resolves_against_the_config_folder_not_the_cwd(
 def test_builtin_options_become_extra_args(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, (
         "name: t\nengines:\n  - {name: r3, builtin: random, options: {seed: 3}}\n"
-        "  - {name: g, builtin: greedy, options: {info: true, quiet: false, max_depth: 2}}\n"
+        "  - {name: g, builtin: alphabeta, options: {info: true, nodes: 500, depth: 2}}\n"
+        "  - {name: m, builtin: mcts-alphabeta, options: {info: false, mcts_share: 0.5}}\n"
     )))
     assert config.engines[0].extra_args == ("--seed", "3")
     assert config.engines[0].name == "r3"
-    assert config.engines[1].extra_args == ("--info", "--max-depth", "2")
+    assert config.engines[1].extra_args == ("--info", "--nodes", "500", "--depth", "2")
+    assert config.engines[2].extra_args == ("--mcts-share", "0.5")
 
 
 def test_concurrency_defaults_to_the_cpu_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -593,3 +596,15 @@ def test_openings_file_that_does_not_exist(tmp_path: Path) -> None:
     assert message == (
         f"{path}: openings.file: cannot read {folder / 'openings.txt'}: No such file or directory"
     )
+
+
+def test_sandbox_keys_are_read_and_a_bare_off_means_off(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("name: t\nsandbox: off\nmax_file_mb: 8\nmax_processes: 16\n" + ENGINES)
+    config = load_config(path)
+    assert (config.sandbox, config.max_file_mb, config.max_processes) == (SandboxMode.OFF, 8, 16)
+    path.write_text("name: t\n" + ENGINES)
+    config = load_config(path)
+    assert (config.sandbox, config.max_file_mb, config.max_processes) == (SandboxMode.AUTO, 64, 64)
+    _, message = problem(tmp_path, "name: t\nsandbox: on\n" + ENGINES)
+    assert message.endswith("sandbox: expected one of 'auto', 'required' or 'off', got True")

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Looks for what it should not see: the operator's secret variable, the opponent's source, files of
+the project, the results folder and the operator's home, other engines' scratch folders."""
+import glob
+import os
+import sys
+
+from _attack import answer_legally, leaked, targets
+
+aims = targets()
+secret = aims.get("secret_variable", "ARENA_SECRET")
+if secret in os.environ:
+    leaked(f"the environment holds {secret}={os.environ[secret]}")
+for path in aims.get("files", []):
+    try:
+        with open(path, "rb") as file:
+            leaked(f"read {len(file.read())} bytes of {path}")
+    except OSError:
+        pass
+for folder in aims.get("folders", []):
+    try:
+        found = os.listdir(folder)
+    except OSError:
+        continue
+    if found:
+        leaked(f"listed {folder}: {sorted(found)[:5]}")
+others = glob.glob("/tmp/arena-engine-*")
+if others:
+    leaked(f"found other engines' scratch folders: {others[:3]}")
+answer_legally(sys.argv)

@@ -1,0 +1,338 @@
+"""The sandbox against hostile engines: small real programs that attack what a student could reach,
+played in real tournaments and matches through the CLI. Each hostile engine forfeits with
+``LEAKED: ...`` on stderr when an attack works, and otherwise plays a legal move."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import sandbox
+from harness.games.betsy import PLAYERS, Position
+from harness.protocol import Verdict
+from harness.referee import Limits, ask
+from tests.conftest import ROOT, SEED_BOARD, namespaced_processes, require_sandbox
+
+ARENA = str(Path(sys.executable).parent / "arena")
+HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
+SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
+SEED = Position.from_text(3, "o", SEED_BOARD)
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_works() -> None:
+    require_sandbox()
+
+
+def sandbox_uid_processes() -> list[int]:
+    """Live processes running as a sandbox uid (root runs engines as uids from 1,800,000,000)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                status = Path(entry.path, "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if int(fields["Uid"].split()[0]) >= 1_800_000_000 and not fields["State"].strip().startswith("Z"):
+                found.append(int(entry.name))
+    return found
+
+
+def arm(tmp_path: Path, targets: dict[str, object]) -> Path:
+    """A copy of the hostile engines with their targets beside them."""
+    folder = tmp_path / "hostile"
+    shutil.copytree(HOSTILE, folder)
+    (folder / "targets.json").write_text(json.dumps(targets))
+    return folder
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.iterdir())}
+
+
+def run_arena(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, **{SECRET[0]: SECRET[1]})
+    return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env,
+                          stdin=subprocess.DEVNULL)
+
+
+def replay_matches_record(db: Path) -> list[str]:
+    """Problems found by replaying every stored game with the rules (empty when all agree)."""
+    problems = []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        games = connection.execute(
+            "SELECT id, game_id, n, start_player, start_board, result, winner, termination, reason, plies "
+            "FROM games").fetchall()
+        for row_id, game_id, n, player, board, result, winner, termination, reason, plies in games:
+            position = Position.from_text(n, player, board)
+            moves = connection.execute(
+                "SELECT move, board, verdict FROM moves WHERE game = ? ORDER BY ply", (row_id,)).fetchall()
+            for move, after, verdict in moves:
+                if verdict != "ok":
+                    break
+                position.push(move)
+                if position.board() != after:
+                    problems.append(f"{game_id}: stored board {after} is not the result of {move}")
+            if len(moves) != plies:
+                problems.append(f"{game_id}: {plies} plies recorded, {len(moves)} moves stored")
+            if termination == "line":
+                outcome = position.outcome()
+                played = None if outcome is None else PLAYERS[outcome.winner]
+                if played != winner or result != {"x": "1-0", "o": "0-1"}.get(winner):
+                    problems.append(f"{game_id}: stored {result} ({winner}) but the line is {played}'s")
+            elif termination == "max-plies" and (result, winner) != ("1/2-1/2", None):
+                problems.append(f"{game_id}: a max-plies game stored as {result}")
+            if "TAMPERED" in reason or "LEAKED" in reason:
+                problems.append(f"{game_id}: {reason}")
+    return problems
+
+
+def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_nothing(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    db = results / "hostile.sqlite"
+    tables = Path(os.environ["BETSY_TABLES"])
+    (tables / "betsy3-mover.tb").write_bytes(hashlib.sha256(b"table").digest() * 64)
+    tables_before = digest(tables)
+    home = tmp_path / "operator-home"
+    home.mkdir()
+    (home / "notes.txt").write_text("private\n")
+    rival = tmp_path / "rival"
+    rival.mkdir()
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", rival / "_common.py")
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", rival / "rival.py")
+    arm(tmp_path, {
+        "db": str(db), "table": str(tables / "betsy3-mover.tb"), "secret_variable": SECRET[0],
+        "files": [str(ROOT / "engines" / "random_mover.py"), str(ROOT / "README.md"), str(db),
+                  str(rival / "rival.py"), str(home / "notes.txt")],
+        "folders": [str(results), str(home), str(rival), str(tables), str(ROOT / "harness")],
+        "cap_bytes": 64 << 20, "cap_processes": 64,
+    })
+    hostile = ["tamper_db", "tamper_tables", "snoop", "disk_hog", "fork_bomb"]
+    engines = "\n".join(f"  - {{name: {name.replace('_', '-')}, command: python3 hostile/{name}.py}}"
+                        for name in hostile)
+    config = tmp_path / "hostile.yaml"
+    config.write_text(f"""
+name: hostile
+n: [4]
+time: 1
+max_plies: 6
+format: gauntlet
+rounds: 1
+openings: {{plies: 0}}
+concurrency: 2
+sandbox: required
+engines:
+  - {{name: rnd, builtin: random}}
+  - {{name: rival, command: python3 rival/rival.py}}
+{engines}
+""")
+    before = namespaced_processes()
+    done = run_arena(["tournament", str(config), "--db", str(db), "--no-progress"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        games = connection.execute("SELECT count(*), count(DISTINCT game_id) FROM games").fetchone()
+        faults = connection.execute("SELECT game_id, fault_json FROM games WHERE fault_json IS NOT NULL").fetchall()
+        details = connection.execute("SELECT detail FROM moves WHERE verdict != 'ok'").fetchall()
+    assert games == (12, 12)  # 6 opponents of rnd, each game played once, colours swapped
+    assert faults == [] and details == [], "an attack worked, or an engine failed"
+    assert replay_matches_record(db) == []
+    assert digest(tables) == tables_before
+    assert namespaced_processes() <= before
+    assert sandbox_uid_processes() == []
+
+
+def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path) -> None:
+    # Shows that the hostile engines can fail the test above: unconfined, the snoop finds the secret.
+    folder = arm(tmp_path, {"secret_variable": SECRET[0], "files": [str(ROOT / "README.md")]})
+    command = f"python3 {folder / 'snoop.py'}"
+    off = run_arena(["match", command, "random", "--n", "4", "--sandbox", "off", "--json"], tmp_path)
+    assert off.returncode == 0, off.stderr
+    assert off.stderr.splitlines() == [
+        "arena: warning: sandbox off: engines run unconfined, with your rights, files and environment"]
+    record = json.loads(off.stdout)
+    assert record["termination"] == "forfeit"
+    assert record["fault"]["verdict"] == "no-answer"
+    assert f"LEAKED: the environment holds {SECRET[0]}={SECRET[1]}" in record["fault"]["stderr_tail"]
+    on = run_arena(["match", command, "random", "--n", "4", "--max-plies", "4", "--sandbox", "required",
+                    "--json"], tmp_path)
+    assert on.returncode == 0, on.stderr
+    assert on.stderr == ""
+    record = json.loads(on.stdout)
+    assert record["termination"] == "max-plies" and record["fault"] is None
+
+
+def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str, str]:
+    """(verdict, stderr) of one sandboxed call of a small program in the seed position."""
+    result = ask(command, SEED, 2, limits)
+    return result.verdict.value, result.stderr_tail
+
+
+def test_file_size_and_folder_sizes_are_capped_and_configurable(tmp_path: Path) -> None:
+    folder = arm(tmp_path, {"cap_bytes": 8 << 20})
+    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    assert (verdict, stderr) == ("ok", "")
+    # The cap binds: the same program, told the cap is 4 MiB, reports a write over it.
+    folder = arm(tmp_path / "small", {"cap_bytes": 4 << 20})
+    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    assert verdict == "no-answer"
+    assert stderr == f"LEAKED: wrote {8 << 20} bytes to hog.bin (cap {4 << 20})\n"
+
+
+def test_process_cap_counts_threads_and_is_configurable(tmp_path: Path) -> None:
+    code = ("import threading, time\n"
+            "started = 0\n"
+            "try:\n"
+            "    for _ in range(100):\n"
+            "        threading.Thread(target=time.sleep, args=(5,), daemon=True).start(); started += 1\n"
+            "except RuntimeError:\n"
+            "    pass\n"
+            "import sys; print(started, file=sys.stderr); print('2 ...x..o.oxooxxxoxo')\n")
+    verdict, stderr = call([sys.executable, "-c", code], Limits(sandbox=True, processes=10))
+    assert (verdict, stderr) == ("ok", "9\n")  # the engine's main thread is the tenth
+    assert sandbox_uid_processes() == []
+
+
+def test_inside_the_sandbox_only_allowed_variables_and_paths_are_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(*SECRET)
+    code = ("import json, os, sys\n"
+            "print(json.dumps({'env': dict(os.environ), 'cwd': os.getcwd(), "
+            "'pids': sorted(int(p) for p in os.listdir('/proc') if p.isdigit())}), file=sys.stderr)\n"
+            "print('2 ...x..o.oxooxxxoxo')\n")
+    verdict, stderr = call([sys.executable, "-c", code])
+    assert verdict == "ok"
+    seen = json.loads(stderr)
+    passed = {"HOME", "PATH", "PWD", "PYTHONUNBUFFERED", "TMPDIR", *(n for n in os.environ if n.startswith("LC_")),
+              *(n for n in ("LANG", "LANGUAGE", "TZ") if n in os.environ)}
+    assert sorted(seen["env"]) == sorted(passed)
+    assert (seen["cwd"], seen["env"]["HOME"]) == (sandbox.SCRATCH, sandbox.SCRATCH)
+    assert seen["pids"] == [1, 2]  # bwrap's init and the engine: no process of the host
+
+
+def test_no_network_inside_the_sandbox() -> None:
+    code = ("import socket, sys\n"
+            "names = sorted(n for _, n in socket.if_nameindex())\n"
+            "try:\n"
+            "    socket.create_connection(('127.0.0.1', 9), timeout=1); how = 'connected'\n"
+            "except OSError as error:\n"
+            "    how = type(error).__name__\n"
+            "print(names, how, file=sys.stderr); print('2 ...x..o.oxooxxxoxo')\n")
+    verdict, stderr = call([sys.executable, "-c", code])
+    assert (verdict, stderr) == ("ok", "['lo'] ConnectionRefusedError\n")
+
+
+def test_the_engine_has_no_capabilities_and_writes_only_its_private_folders() -> None:
+    code = ("import os, sys\n"
+            "caps = [l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')]\n"
+            "seen = []\n"
+            "for folder in ('/', '/usr', '/etc', '/dev', '/dev/shm', '/tmp', os.getcwd(), os.path.dirname(sys.executable)):\n"
+            "    try:\n"
+            "        open(os.path.join(folder, 'planted'), 'w').close(); seen.append('written')\n"
+            "    except OSError as error:\n"
+            "        seen.append(error.strerror)\n"
+            "print(caps[0], seen, file=sys.stderr); print('2 ...x..o.oxooxxxoxo')\n")
+    verdict, stderr = call([sys.executable, "-c", code])
+    assert verdict == "ok"
+    read_only = "Read-only file system"
+    assert stderr == f"0000000000000000 {[read_only] * 4 + ['written'] * 3 + [read_only]}\n"
+
+
+def test_plan_makes_readable_only_the_program_folder_and_its_interpreter(tmp_path: Path) -> None:
+    program = tmp_path / "student" / "betsy.py"
+    program.parent.mkdir()
+    program.write_text("print()\n")
+    data = tmp_path / "book.dat"
+    data.write_text("x")
+    plan = sandbox.plan_for((sys.executable, str(program), "--book", str(data)))
+    prefix = os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))
+    assert str(program.parent) in plan.readable and str(data) in plan.readable
+    assert str(tmp_path) not in plan.readable
+    assert any(prefix == path or prefix.startswith(path + "/") for path in plan.readable)
+    assert str(ROOT) not in plan.readable  # a student's program does not see the project
+    assert plan.env == ()
+    builtin = sandbox.plan_for((sys.executable, str(ROOT / "engines" / "greedy.py")))
+    assert str(ROOT) in builtin.readable
+    assert builtin.env == (("BETSY_TABLES", os.path.abspath(os.environ["BETSY_TABLES"])),)
+
+
+def test_required_without_bwrap_refuses_and_auto_warns(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "PATH"}
+    env["PATH"] = str(tmp_path)  # no bwrap, prlimit or setpriv here
+    for name in ("python3",):
+        (tmp_path / name).symlink_to(sys.executable)
+    argv = [ARENA, "match", "random", "random", "--n", "3", "--max-plies", "2", "--json"]
+    required = subprocess.run([*argv, "--sandbox", "required"], capture_output=True, text=True, env=env,
+                              timeout=120)
+    assert required.returncode == 2
+    assert required.stderr == (
+        "arena: error: sandbox required, but bwrap (bubblewrap) is not installed; "
+        f"{sandbox.INSTALL_HINT}, or set the sandbox to auto or off\n")
+    auto = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert auto.returncode == 0, auto.stderr
+    assert auto.stderr == (
+        "arena: warning: engines run without a sandbox: bwrap (bubblewrap) is not installed; "
+        f"{sandbox.INSTALL_HINT} (or give --sandbox off to silence this)\n")
+    assert json.loads(auto.stdout)["termination"] == "max-plies"
+
+
+def test_exit_status_of_a_signalled_engine_is_the_signal_in_both_modes() -> None:
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
+    for confined in (False, True):
+        result = ask([sys.executable, "-c", code], SEED, 1, Limits(sandbox=confined))
+        assert result.verdict is Verdict.NO_ANSWER
+        assert (result.exit_status, result.detail) == (-11, "killed by signal 11, printed nothing on stdout")
+
+
+def test_killing_the_referee_kills_the_sandboxed_engine(tmp_path: Path) -> None:
+    script = tmp_path / "referee.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from harness.games.betsy import Position\n"
+        "from harness.referee import Limits, ask\n"
+        "print('asking', flush=True)\n"
+        f"ask([sys.executable, {str(ROOT / 'tests' / 'fake_engines' / 'hangs.py')!r}], "
+        f"Position.from_text(3, 'o', {SEED_BOARD!r}), 60, Limits(sandbox=True))\n")
+    before = namespaced_processes()
+    referee = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert referee.stdout is not None and referee.stdout.readline() == "asking\n"
+        for _ in range(200):  # the engine appears inside its namespace
+            if namespaced_processes() - before:
+                break
+            time.sleep(0.05)
+        assert namespaced_processes() - before, "the sandboxed engine never started"
+    finally:
+        referee.kill()
+        referee.wait()
+    for _ in range(100):
+        if not namespaced_processes() - before:
+            break
+        time.sleep(0.05)
+    assert namespaced_processes() <= before
+    assert sandbox_uid_processes() == []
+
+
+def test_a_program_in_a_private_folder_runs(tmp_path: Path) -> None:
+    # mkdtemp makes 0700 folders; under root the engine runs as another uid, which must still read it.
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", folder / "_common.py")
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "greedy_student.py", folder / "betsy.py")
+    (folder / "betsy.py").chmod(0o600)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    result = ask([sys.executable, str(folder / "betsy.py")], SEED, 2, Limits(sandbox=True))
+    assert result.verdict is Verdict.OK, result
+    assert (folder / "betsy.py").stat().st_mode & 0o777 == 0o600  # the program's own files untouched
