@@ -94,26 +94,27 @@ def parse_request(
         if not arg.startswith("--") or arg == "--":
             positional.append(arg)
             continue
-        name, has_value, value = arg[2:].partition("=")
+        given, has_value, value = arg[2:].partition("=")
+        name = given.replace("-", "_")  # --mcts-share and --mcts_share are the same option
         kind = known.get(name)
         if kind is None:
-            choices = ", ".join("--" + key for key in known)
-            raise UsageError(f"unknown option --{name}: the options are {choices}")
+            choices = ", ".join("--" + key.replace("_", "-") for key in known)
+            raise UsageError(f"unknown option --{given}: the options are {choices}")
         if kind is bool:
             if has_value:
-                raise UsageError(f"option --{name} takes no value")
+                raise UsageError(f"option --{given} takes no value")
             values[name] = True
             continue
         if not has_value:
             if i >= len(args):
-                raise UsageError(f"option --{name} needs a value")
+                raise UsageError(f"option --{given} needs a value")
             value = args[i]
             i += 1
         try:
             values[name] = kind(value)
         except ValueError:
             raise UsageError(
-                f"invalid value {value!r} for --{name}: expected {'a whole number' if kind is int else 'a number'}"
+                f"invalid value {value!r} for --{given}: expected {'a whole number' if kind is int else 'a number'}"
             ) from None
     if len(positional) != 4:
         raise UsageError(

@@ -22,6 +22,16 @@ BUILTINS: dict[str, str] = {
 }
 """Built-in engine name -> module in engines/."""
 
+BUILTIN_OPTIONS: dict[str, dict[str, type]] = {
+    "random": {"seed": int},
+    "greedy": {"seed": int},
+    "alphabeta": {"seed": int, "depth": int, "nodes": int, "info": bool, "contempt": int},
+    "mcts-alphabeta": {"seed": int, "info": bool, "mcts_share": float, "depth": int, "playouts": int},
+}
+"""Options each built-in accepts (``--name VALUE``; a bool is a flag) and their types: what
+engines/protocol.py parses for it, listed here so configs are checked without importing the engines
+(tests/test_engine_specs.py runs each engine with every option listed)."""
+
 _PYTHONS = ("python", "python3")
 
 

@@ -40,6 +40,12 @@ class Verdict(str, enum.Enum):
 _ANSWER = re.compile(r"\s*([+-]?\d+)\s+([.xo]+)\s*")
 
 
+MAX_SECONDS = 3600
+"""The longest time limit per move accepted anywhere (config ``time``, ``--time``)."""
+MAX_GRACE = 60
+"""The longest grace past the limit accepted anywhere (config ``grace``, ``--grace``)."""
+
+
 def format_seconds(seconds: float, allow_fractional: bool = False) -> str:
     """The SECONDS argument: a whole number unless fractions are allowed.
 
@@ -47,6 +53,8 @@ def format_seconds(seconds: float, allow_fractional: bool = False) -> str:
     """
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError(f"time limit must be a positive number of seconds, got {seconds!r}")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"time limit {seconds:g} s is over the maximum of {MAX_SECONDS} s per move")
     if float(seconds).is_integer():
         return str(int(seconds))
     if not allow_fractional:

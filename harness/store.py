@@ -7,9 +7,12 @@ Running the same config against the same database resumes it: finished games are
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -88,6 +91,102 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+WRITERS = {"arena tournament": "give another --db", "arena merge": "merge into another database"}
+"""The commands that write a results database, and the advice to a second writer while one runs."""
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside a results database: held by the one process writing it."""
+    return path.with_name(path.name + ".lock")
+
+
+def _not_results(path: Path, reason: object) -> StoreError:
+    return StoreError(
+        f"{path} is not a results database ({reason}); give a database written by 'arena tournament', "
+        f"or a new path"
+    )
+
+
+def damaged(path: Path, reason: object) -> StoreError:
+    """A results database whose pages or values are damaged, said in one line."""
+    detail = " ".join(str(reason).replace("*** in database main ***", "").split())
+    return StoreError(f"{path} is damaged ({detail}); restore it from a copy, or give another database")
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a results database, from the file alone; None when it may be one
+    (or does not exist, or is empty: both become a new database when written)."""
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            return "it is a directory"
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        if info.st_size == 0:
+            return None
+        with open(path, "rb") as file:
+            header = file.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return error.strerror or str(error)
+    return None if header == _SQLITE_HEADER else "file is not a database"
+
+
+def _problem(path: Path, error: Exception) -> StoreError:
+    """An SQLite or decoding error met opening ``path``: not a database at all, or a damaged one."""
+    if isinstance(error, sqlite3.DatabaseError) and "file is not a database" in str(error):
+        return _not_results(path, error)
+    return damaged(path, error)
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse, before anything is written beside it, a path that cannot be a results database."""
+    problem = _file_problem(Path(path))
+    if problem is not None:
+        raise _not_results(Path(path), problem)
+
+
+class _WriterLock:
+    """An OS lock (POSIX ``lockf``) on ``<db>.lock``, held while one process writes the database.
+
+    Taken without waiting: a second writer fails at once, naming the holder (pid and start time,
+    written into the lock file). The OS releases it when the holder exits in any way, SIGKILL
+    included; a POSIX lock is not inherited by forked worker processes, so it goes with the holder.
+    """
+
+    def __init__(self, db: Path, role: str) -> None:
+        self.path = lock_path(db)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as error:
+            raise StoreError(
+                f"cannot write in {db.parent} ({error.strerror or error}): {db.name} and its lock file "
+                f"{self.path.name} go there; give a --db in a folder you can write"
+            ) from None
+        try:
+            fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = os.pread(self.fd, 4096, 0).decode("utf-8", "replace").splitlines()
+            finally:
+                os.close(self.fd)
+            who = (f"another {holder[2]} (pid {holder[0]}, started {holder[1]})" if len(holder) >= 3
+                   else "another arena process")  # it has the lock but has not written its name yet
+            raise StoreError(
+                f"{db} is in use by {who}; wait for it to finish or {WRITERS.get(role, 'give another --db')}"
+            ) from None
+        started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n{started}\n{role}\n".encode(), 0)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the file releases the lock
+            self.fd = -1
+
+
 def file_sha256(path: str | None) -> str | None:
     """SHA-256 of a program file, or None when there is no file to hash."""
     if path is None:
@@ -121,26 +220,90 @@ class StoredGame:
 
 
 class Store:
-    """One results database."""
+    """One results database, opened for writing (created if missing; one writer at a time, see
+    _WriterLock) or with ``read_only=True``, which never creates, converts or journals a file."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, role: str = "arena tournament") -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.read_only = read_only
+        self._lock: _WriterLock | None = None
+        problem = _file_problem(self.path)
+        if problem is not None:
+            raise _not_results(self.path, problem)
+        if read_only:
+            self.connection = self._connect_read_only()
+            return
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(
+                f"cannot create the folder {self.path.parent} for {self.path.name} "
+                f"({error.strerror or error}); give a --db in a folder you can write"
+            ) from None
+        self._lock = _WriterLock(self.path, role)
+        try:
+            self.connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        except sqlite3.Error as error:
+            self._lock.release()
+            raise StoreError(f"cannot open {self.path} ({error}); give a --db in a folder you can write") from None
+        try:
+            self._check_contents()
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("PRAGMA synchronous=FULL")
             self.connection.execute("PRAGMA foreign_keys=ON")
             self.connection.executescript(SCHEMA)
-        except sqlite3.DatabaseError as error:
-            self.connection.close()
-            raise StoreError(
-                f"{self.path} is not a results database ({error}); give a database written by "
-                f"'arena tournament', or a new path"
-            ) from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError, StoreError) as error:
+            self.close()
+            if isinstance(error, StoreError):
+                raise
+            if isinstance(error, sqlite3.OperationalError):
+                raise StoreError(
+                    f"cannot write {self.path} ({error}); check that you can write it and its folder, "
+                    f"or give another --db"
+                ) from None
+            raise _problem(self.path, error) from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        if not self.path.exists():
+            raise StoreError(f"no results database at {self.path}; check the path")
+        if self.path.stat().st_size == 0:
+            raise _not_results(self.path, "empty file")
+        # Without a -wal file no writer has the database open: read it as an immutable file, which
+        # creates nothing beside it (plain mode=ro would leave -wal and -shm files, and fails in a
+        # read-only folder). With one, a tournament may be writing: read through its WAL.
+        wal = self.path.with_name(self.path.name + "-wal")
+        uri = self.path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
+        try:
+            connection = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path} ({error}); check the path and its permissions") from None
+        try:
+            self.connection = connection
+            self._check_contents()
+        except (sqlite3.DatabaseError, UnicodeDecodeError, StoreError) as error:
+            connection.close()
+            if isinstance(error, StoreError):
+                raise
+            raise _problem(self.path, error) from None
+        return connection
+
+    def _check_contents(self) -> None:
+        """Refuse an SQLite file that holds other tables than ours, or whose pages are damaged."""
+        tables = {row[0] for row in self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if (tables or self.read_only) and "tournaments" not in tables:
+            raise _not_results(self.path, "no tournaments table")
+        if tables:
+            verdict = self.connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if verdict != "ok":
+                raise damaged(self.path, verdict)
 
     def close(self) -> None:
-        self.connection.close()
+        connection = getattr(self, "connection", None)
+        if connection is not None:
+            connection.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self
@@ -160,6 +323,8 @@ class Store:
         return None if row is None or row[0] is None else int(row[0])
 
     def has_tournament(self, tournament: int) -> bool:
+        if not -(1 << 63) <= tournament < 1 << 63:  # no SQLite integer: no such tournament
+            return False
         return self.connection.execute(
             "SELECT 1 FROM tournaments WHERE id = ?", (tournament,)
         ).fetchone() is not None

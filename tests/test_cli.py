@@ -60,7 +60,7 @@ def test_moves_rejects_the_typo_board_naming_the_floating_pebble(arena: list[str
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["0", "x", ""], "invalid board size 0: n must be a whole number >= 1"),
+        (["0", "x", ""], "invalid board size '0': n must be a whole number >= 1"),
         (["3", "y", SEED_BOARD], "invalid player 'y': use x (blue) or o (red)"),
         (["3", "x", SEED_BOARD + "."],
          "board has 19 characters, expected 18 for n = 3 (3 columns x 6 rows)"),

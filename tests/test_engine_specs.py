@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import ENGINES_DIR, builtin_engine, command_engine, resolve_engine
+from harness.engines import BUILTIN_OPTIONS, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
 from harness.errors import EngineError
 
 
@@ -85,3 +85,25 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
         "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
         "'python3 path/betsy.py' or './my_engine'"
     )
+
+
+@pytest.mark.parametrize("builtin", sorted(BUILTIN_OPTIONS))
+def test_declared_options_are_exactly_what_each_builtin_accepts(builtin: str) -> None:
+    """harness.engines.BUILTIN_OPTIONS against the engine program itself: every option listed is
+    taken with a value of its type (as a config would pass it), and an unknown option's message
+    lists the same names."""
+    import subprocess
+
+    from tests.conftest import SEED_BOARD
+
+    declared = BUILTIN_OPTIONS[builtin]
+    samples = {int: 1, float: 0.5, bool: True}
+    spec = builtin_engine(builtin, {name: samples[kind] for name, kind in declared.items()})
+    argv = [*spec.command, "3", "o", SEED_BOARD, "1", *spec.extra_args]
+    answered = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    assert answered.returncode == 0, answered.stderr
+    refused = subprocess.run([*spec.command, "3", "o", SEED_BOARD, "1", "--no-such-option"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2
+    listed = refused.stderr.strip().rsplit("the options are ", 1)[1].split(", ")
+    assert {name.removeprefix("--").replace("-", "_") for name in listed} == set(declared)

@@ -33,6 +33,17 @@ RED: Colour = 1
 PLAYERS = "xo"
 """``PLAYERS[colour]`` is the colour's letter on the wire."""
 WIN_PRIORITIES: tuple[WinPriority, ...] = ("mover", "blue")
+MAX_N = 16
+"""The largest board size the harness accepts (``arena moves``/``match``/``validate``, configs, engines'
+argv). The engines answer inside 1 s up to here and are checked at n = 3..12; far larger boards only
+cost time (a board of n = 1000 takes minutes to set up)."""
+
+
+def size_problem(n: int) -> str | None:
+    """Why ``n`` is not a supported board size, or None."""
+    if 1 <= n <= MAX_N:
+        return None
+    return f"board sizes from 1 to {MAX_N} are supported"
 
 
 class PositionError(ValueError):
@@ -106,10 +117,12 @@ def parse_player(text: str) -> Colour:
 
 
 def parse_n(text: str) -> int:
-    """The board size from command-line text: a whole number >= 1."""
+    """The board size from command-line text: a whole number from 1 to MAX_N."""
     # Plain ASCII digits only: int() would also take "1_0", " 3" or non-Latin digits.
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or not text.strip("0"):
         raise PositionError(f"invalid board size {text!r}: n must be a whole number >= 1")
+    if len(text.lstrip("0")) > len(str(MAX_N)) or int(text) > MAX_N:  # no int() of 5000 digits
+        raise PositionError(f"invalid board size {text!r}: {size_problem(MAX_N + 1)}")
     return int(text)
 
 
@@ -233,6 +246,8 @@ class Position:
         size = parse_n(n) if isinstance(n, str) else n
         if size < 1:
             raise PositionError(f"invalid board size {n!r}: n must be a whole number >= 1")
+        if size > MAX_N:
+            raise PositionError(f"invalid board size {n!r}: {size_problem(size)}")
         return cls(size, board, parse_player(player), win_priority)
 
     def copy(self) -> Position:

@@ -1,0 +1,220 @@
+"""Every bad input is one line ``arena: error: ...`` naming the value and what was expected, exit 2.
+
+Each case runs the real console script on real files; none may print a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harness.engines import BUILTIN_OPTIONS
+from harness.games.betsy import MAX_N
+from tests.conftest import ROOT, SEED_BOARD
+
+ARENA = str(Path(sys.executable).parent / "arena")
+TINY = """
+name: tiny
+n: [3]
+time: 1
+rounds: 1
+max_plies: 4
+concurrency: 1
+engines:
+  - {name: a, builtin: random}
+  - {name: b, builtin: random}
+"""
+
+
+def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], message: str) -> None:
+    assert "Traceback" not in result.stderr + result.stdout
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"arena: error: {message}\n")
+
+
+@pytest.fixture(scope="module")
+def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tournament's database (two games of random against random, n = 3)."""
+    folder = tmp_path_factory.mktemp("results")
+    (folder / "tiny.yaml").write_text(TINY)
+    result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return folder / "tiny.sqlite"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["moves", "99999999999999999999", "x", ".."],
+     f"invalid board size '99999999999999999999': board sizes from 1 to {MAX_N} are supported"),
+    (["moves", "17", "x", ".."], f"invalid board size '17': board sizes from 1 to {MAX_N} are supported"),
+    (["moves", "-1", "x", "BOARD"], "invalid board size '-1': n must be a whole number >= 1"),
+    (["moves", "three", "x", SEED_BOARD], "invalid board size 'three': n must be a whole number >= 1"),
+    (["moves", "3", "o", SEED_BOARD, "--jsn"],
+     "got unexpected extra argument(s) (--jsn); usage: arena moves [OPTIONS] N PLAYER BOARD "
+     "(see arena moves --help)"),
+    (["moves", "3", "o"], "missing argument BOARD; usage: arena moves [OPTIONS] N PLAYER BOARD (see arena moves --help)"),
+    (["match", "random", "random", "--time", "1e308"],
+     "invalid --time: time limit 1e+308 s is over the maximum of 3600 s per move"),
+    (["match", "random", "random", "--time", "1e12"],
+     "invalid --time: time limit 1e+12 s is over the maximum of 3600 s per move"),
+    (["match", "random", "random", "--time", "inf"],
+     "invalid --time: time limit must be a positive number of seconds, got inf"),
+    (["match", "random", "random", "--grace", "inf"], "invalid --grace inf: give a number of seconds from 0 to 60"),
+    (["match", "random", "random", "--grace", "nan"], "invalid --grace nan: give a number of seconds from 0 to 60"),
+    (["match", "random", "random", "--n", "1000"], f"invalid --n 1000: board sizes from 1 to {MAX_N} are supported"),
+    (["match", "random", "random", "--n", "x"],
+     "invalid --n 'x': expected a valid integer; usage: arena match [OPTIONS] ENGINE_X ENGINE_O "
+     "(see arena match --help)"),
+    (["match", "random", "random", "--games", "99999999999"], "invalid --games 99999999999: at most 10000 games"),
+    (["match", "random", "random", "--max-plies", "0"], "invalid --max-plies 0: give a number of moves from 1 to 10000"),
+    (["match", "random", "random", "--bogus"],
+     "no such option: --bogus; usage: arena match [OPTIONS] ENGINE_X ENGINE_O (see arena match --help)"),
+    (["validate", "P", "--n", "3,1000"], f"invalid --n '3,1000': board sizes from 1 to {MAX_N} are supported"),
+    (["validate", "P", "--time", "99999"], "invalid --time 99999: give a whole number of seconds from 1 to 3600"),
+    (["report", "--tournament", "x", "r.sqlite"],
+     "invalid --tournament 'x': expected a valid integer; usage: arena report [OPTIONS] DB (see arena report --help)"),
+    (["nosuch"], "no such command 'nosuch'; usage: arena [OPTIONS] COMMAND [ARGS]... (see arena --help)"),
+])
+def test_bad_command_lines_are_one_line(args: list[str], message: str) -> None:
+    one_line_error(arena(*args), message)
+
+
+def test_help_still_works() -> None:
+    for args in (["--help"], ["moves", "--help"], ["match", "--help"]):
+        result = arena(*args)
+        assert result.returncode == 0 and "Usage" in result.stdout and result.stderr == "", args
+
+
+def test_a_negative_column_is_not_taken_for_an_option() -> None:
+    result = arena("moves", "3", "o", SEED_BOARD, "--json")
+    assert result.returncode == 0 and '"move": -3' in result.stdout
+
+
+def test_a_directory_is_not_a_results_database(tmp_path: Path, results_db: Path) -> None:
+    folder = tmp_path / "somedir"
+    folder.mkdir()
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    expected = (f"{folder} is not a results database (it is a directory); give a database written by "
+                f"'arena tournament', or a new path")
+    one_line_error(arena("tournament", str(config), "--db", str(folder), "--no-progress"), expected)
+    one_line_error(arena("report", str(folder)), expected)
+    one_line_error(arena("merge", str(folder), str(results_db)), expected)
+    assert list(folder.iterdir()) == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["somedir", "tiny.yaml"]
+
+
+@pytest.mark.parametrize("number", ["99999999999999999999", "-99999999999999999999", "0", "7"])
+def test_a_tournament_number_not_in_the_database_is_one_line(results_db: Path, number: str) -> None:
+    one_line_error(arena("report", str(results_db), "--tournament", number),
+                   f"{results_db} has no tournament #{number}")
+
+
+@pytest.mark.parametrize("offset", [4096, 8192])
+def test_a_database_with_bytes_overwritten_in_the_middle_is_one_line(
+    tmp_path: Path, results_db: Path, offset: int
+) -> None:
+    damaged = tmp_path / "damaged.sqlite"
+    data = bytearray(results_db.read_bytes())
+    data[offset:offset + 200] = bytes(range(56, 256))
+    damaged.write_bytes(bytes(data))
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    for args in (["report", str(damaged)], ["merge", str(tmp_path / "all.sqlite"), str(damaged)],
+                 ["tournament", str(config), "--db", str(damaged), "--no-progress"]):
+        result = arena(*args)
+        assert result.returncode == 2 and result.stdout == "", args
+        assert result.stderr.startswith(f"arena: error: {damaged} is damaged ("), args
+        assert result.stderr.endswith("); restore it from a copy, or give another database\n"), args
+        assert result.stderr.count("\n") == 1, args
+    assert damaged.read_bytes() == bytes(data)
+    assert not (tmp_path / "all.sqlite").exists()
+
+
+def test_validate_html_in_a_missing_folder_or_a_directory_is_refused_before_any_check(tmp_path: Path) -> None:
+    one_line_error(arena("validate", "P", "--html", "missing/dir/r.html", cwd=tmp_path),
+                   "invalid --html missing/dir/r.html: the folder missing/dir does not exist; create it first")
+    (tmp_path / "somedir").mkdir()
+    one_line_error(arena("validate", "P", "--html", "somedir", cwd=tmp_path),
+                   "invalid --html somedir: it is a directory; give a file name, e.g. somedir/report.html")
+
+
+def _as_another_user() -> tuple[list[str], Path]:
+    """A command prefix that drops root (the folder permissions below would not bind it), and a
+    world-readable scratch folder for that user."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-ro-"))
+    folder.chmod(0o755)
+    if os.geteuid() != 0:
+        return [], folder
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], folder
+
+
+def test_a_tournament_in_a_read_only_folder_is_one_line() -> None:
+    user, folder = _as_another_user()
+    try:
+        (folder / "tiny.yaml").write_text(TINY)
+        (folder / "tiny.yaml").chmod(0o644)
+        (folder / "ro").mkdir()
+        (folder / "ro").chmod(0o555)
+        one_line_error(
+            arena("tournament", "tiny.yaml", "--db", "ro/tiny.sqlite", "--no-progress", cwd=folder, user=user),
+            "cannot write the log ro/tiny.log (Permission denied): the results database and its log go in ro; "
+            "give a --db in a folder you can write")
+        assert list((folder / "ro").iterdir()) == []
+    finally:
+        (folder / "ro").chmod(0o755)
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("n: 1000", f"n[0]: board sizes from 1 to {MAX_N} are supported, got 1000"),
+    ("n: [3, 17]", f"n[1]: board sizes from 1 to {MAX_N} are supported, got 17"),
+    ("time: 4000", "time: expected a number <= 3600, got 4000"),
+    ("grace: 61", "grace: expected a number <= 60, got 61"),
+    ("rounds: 100000000", "rounds: expected a number <= 10000, got 100000000"),
+    ("max_plies: 1000000", "max_plies: expected a number <= 10000, got 1000000"),
+    ("openings: {plies: 1000000000}", "openings.plies: expected a number <= 1000, got 1000000000"),
+    ("concurrency: 100000", "concurrency: expected a number <= 256, got 100000"),
+])
+def test_config_sizes_are_bounded(tmp_path: Path, line: str, message: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: c\n{line}\nengines:\n  - {{name: a, builtin: random}}\n  - {{name: b, builtin: greedy}}\n")
+    one_line_error(arena("tournament", str(config), "--db", str(tmp_path / "c.sqlite"), "--no-progress"),
+                   f"{config}: {message}")
+    assert not (tmp_path / "c.sqlite").exists()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ("{seed: x}", "engines[1].options.seed: expected a whole number, got 'x'"),
+    ("{seed: 1.5}", "engines[1].options.seed: expected a whole number, got 1.5"),
+    ("{sede: 1}", "engines[1].options.sede: unknown option for built-in 'greedy'; valid options: seed"),
+    ("{depth: 3}", "engines[1].options.depth: unknown option for built-in 'greedy'; valid options: seed"),
+])
+def test_engine_options_are_checked_against_the_ones_the_engine_declares(
+    tmp_path: Path, options: str, message: str
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: c\nengines:\n  - {{name: a, builtin: random}}\n"
+                      f"  - {{name: b, builtin: greedy, options: {options}}}\n")
+    one_line_error(arena("tournament", str(config), "--db", str(tmp_path / "c.sqlite")), f"{config}: {message}")
+
+
+def test_option_types_of_every_builtin_are_checked(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "name: c\nengines:\n  - {name: a, builtin: alphabeta, options: {depth: 2.5, info: 1, nodes: true}}\n"
+        "  - {name: b, builtin: mcts-alphabeta, options: {mcts_share: .inf, playouts: '3'}}\n")
+    one_line_error(arena("tournament", str(config)), (
+        f"{config}: 5 problems: engines[0].options.depth: expected a whole number, got 2.5; "
+        f"engines[0].options.info: expected true or false, got 1; "
+        f"engines[0].options.nodes: expected a whole number, got True; "
+        f"engines[1].options.mcts_share: expected a finite number, got inf; "
+        f"engines[1].options.playouts: expected a whole number, got '3'"))
+    assert set(BUILTIN_OPTIONS["mcts-alphabeta"]) >= {"mcts_share", "playouts"}

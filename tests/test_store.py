@@ -1,0 +1,207 @@
+"""The results store: one writer per database (an OS lock), read-only opens for report and merge.
+
+Real processes, real SQLite files: a tournament holds the lock while a second command tries it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.errors import StoreError
+from harness.store import Store, lock_path
+from tests.conftest import ROOT
+
+ARENA = str(Path(sys.executable).parent / "arena")
+TINY = """
+name: tiny
+n: [3]
+time: 1
+rounds: 1
+max_plies: 4
+concurrency: 1
+engines:
+  - {name: a, builtin: random}
+  - {name: b, builtin: random}
+"""
+SLOW = """
+name: slow
+n: [5]
+time: 1
+rounds: 6
+max_plies: 6
+openings: {plies: 2, seed: 3}
+concurrency: 1
+engines:
+  - {name: s1, builtin: alphabeta}
+  - {name: s2, builtin: alphabeta}
+"""
+"""Each move takes alpha-beta about 0.9 s: a run that lasts about a minute."""
+
+
+def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tournament's database, alone in its folder (beside its log and lock file)."""
+    folder = tmp_path_factory.mktemp("finished")
+    (folder / "tiny.yaml").write_text(TINY)
+    result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return folder / "tiny.sqlite"
+
+
+def games_in(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as connection:
+            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_second_writer_stops_at_once_naming_the_running_tournament_and_sigkill_frees_it(tmp_path: Path) -> None:
+    config = tmp_path / "slow.yaml"
+    config.write_text(SLOW)
+    db = tmp_path / "slow.sqlite"
+    holder = subprocess.Popen([ARENA, "tournament", str(config), "--db", str(db), "--no-progress"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while games_in(db) < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert games_in(db) >= 1 and holder.poll() is None
+        pid, started, command = lock_path(db).read_text().splitlines()
+        assert (int(pid), command) == (holder.pid, "arena tournament")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", started)
+
+        began = time.monotonic()
+        second = arena("tournament", str(config), "--db", str(db), "--no-progress")
+        assert time.monotonic() - began < 10  # at once, not after the running one
+        assert (second.returncode, second.stdout) == (2, "")
+        assert second.stderr == (
+            f"arena: error: {db} is in use by another arena tournament (pid {holder.pid}, started {started}); "
+            f"wait for it to finish or give another --db\n")
+        other = tmp_path / "other.yaml"
+        other.write_text(TINY)
+        assert arena("tournament", str(other), "--db", str(db)).stderr == second.stderr
+
+        # Readers go on meanwhile: the report, and a merge reading the running database.
+        report = arena("report", str(db), "--json")
+        assert report.returncode == 0, report.stderr
+        copy = tmp_path / "copy.sqlite"
+        merged = arena("merge", str(copy), str(db))
+        assert merged.returncode == 0, merged.stderr
+        into_running = arena("merge", str(db), str(copy))
+        assert into_running.stderr == (
+            f"arena: error: {db} is in use by another arena tournament (pid {holder.pid}, started {started}); "
+            f"wait for it to finish or merge into another database\n")
+        assert holder.poll() is None, "the run must still be going for this test to mean anything"
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    # The killed holder's lock went with it: the next writer starts at once.
+    other = tmp_path / "other.yaml"
+    after = arena("tournament", str(other), "--db", str(db), "--no-progress")
+    assert after.returncode == 0, after.stderr
+    assert "2 games played now" in after.stdout
+
+
+def test_a_merge_holds_the_lock_too(tmp_path: Path, finished: Path) -> None:
+    target = tmp_path / "all.sqlite"
+    with Store(target, role="arena merge"):
+        result = arena("tournament", str(finished.parent / "tiny.yaml"), "--db", str(target))
+    assert result.returncode == 2
+    assert re.fullmatch(
+        rf"arena: error: {re.escape(str(target))} is in use by another arena merge \(pid {os.getpid()}, started "
+        r"[0-9-]+ [0-9:]+ UTC\); wait for it to finish or give another --db\n", result.stderr)
+
+
+def test_report_creates_changes_and_journals_nothing(finished: Path) -> None:
+    before = {path.name: path.stat().st_mtime_ns for path in finished.parent.iterdir()}
+    data = finished.read_bytes()
+    for args in (["report", str(finished)], ["report", str(finished), "--json"], ["report", str(finished), "--csv"]):
+        result = arena(*args)
+        assert result.returncode == 0, result.stderr
+    assert {path.name: path.stat().st_mtime_ns for path in finished.parent.iterdir()} == before
+    assert finished.read_bytes() == data
+
+
+def test_report_of_dev_null_and_of_an_empty_file_touches_nothing(tmp_path: Path) -> None:
+    journal_before = Path("/dev/null-journal").exists()
+    result = arena("report", "/dev/null")
+    assert (result.returncode, result.stderr) == (2, (
+        "arena: error: /dev/null is not a results database (not a regular file); give a database written by "
+        "'arena tournament', or a new path\n"))
+    assert Path("/dev/null-journal").exists() == journal_before
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    for args in (["report", str(empty)], ["merge", str(tmp_path / "all.sqlite"), str(empty)]):
+        result = arena(*args)
+        assert (result.returncode, result.stderr) == (2, (
+            f"arena: error: {empty} is not a results database (empty file); give a database written by "
+            f"'arena tournament', or a new path\n")), args
+    assert empty.stat().st_size == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["empty.sqlite"]
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (os.urandom(3000), "file is not a database"),
+    (None, "no tournaments table"),
+])
+def test_files_that_are_not_results_databases_are_refused_unchanged(
+    tmp_path: Path, content: bytes | None, reason: str
+) -> None:
+    path = tmp_path / "x.sqlite"
+    if content is None:
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE notes (text)")
+        connection.close()
+    else:
+        path.write_bytes(content)
+    data = path.read_bytes()
+    message = (f"{path} is not a results database ({reason}); give a database written by 'arena tournament', "
+               f"or a new path")
+    with pytest.raises(StoreError) as read:
+        Store(path, read_only=True)
+    with pytest.raises(StoreError) as write:
+        Store(path)
+    assert str(read.value) == str(write.value) == message
+    assert path.read_bytes() == data
+    assert not path.with_name("x.sqlite-wal").exists() and not path.with_name("x.sqlite-journal").exists()
+
+
+def test_report_works_in_a_read_only_folder(finished: Path) -> None:
+    """A finished database (WAL mode, no -wal or -shm beside it) in a folder the reader cannot write."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-ro-"))
+    try:
+        (folder / "ro").mkdir()
+        (folder / "ro" / "tiny.sqlite").write_bytes(finished.read_bytes())
+        (folder / "ro").chmod(0o555)
+        folder.chmod(0o755)
+        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        result = arena("report", "ro/tiny.sqlite", "--csv", cwd=folder, user=user)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("name,games,")
+        assert sorted(path.name for path in (folder / "ro").iterdir()) == ["tiny.sqlite"]
+    finally:
+        (folder / "ro").chmod(0o755)
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+
+
+def test_read_only_store_cannot_write(finished: Path) -> None:
+    with Store(finished, read_only=True) as store:
+        assert store.latest_tournament() == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.connection.execute("DELETE FROM games")
+    assert not lock_path(finished).read_text().startswith(str(os.getpid()))
