@@ -14,6 +14,20 @@ SEED_BOARD = "...x..o.ox.oxxxoxo"
 """The seed's Figure 1(a), n = 3."""
 TYPO_BOARD = "...x..o.ox.oxxxo.o"
 """The seed's first command example: a floating pebble in column 2."""
+ARENA = str(Path(sys.executable).parent / "arena")
+"""The installed `arena` console script."""
+TINY = """
+name: tiny
+n: [3]
+time: 1
+rounds: 1
+max_plies: 4
+concurrency: 1
+engines:
+  - {name: a, builtin: random}
+  - {name: b, builtin: random}
+"""
+"""A two-game tournament of random against random at n = 3."""
 
 
 def run_program(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -58,3 +72,18 @@ def namespaced_processes() -> set[int]:
         if len(fields.get("NSpid", "").split()) > 1 and fields.get("State", "").split()[:1] != ["Z"]:
             found.add(int(entry.name))
     return found
+
+
+def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the `arena` command (after ``user``, a prefix such as setpriv's) to completion."""
+    return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def tiny_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished TINY tournament's database, alone in its folder (beside its log and lock file)."""
+    folder = tmp_path_factory.mktemp("tiny")
+    (folder / "tiny.yaml").write_text(TINY)
+    result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return folder / "tiny.sqlite"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,24 +14,8 @@ import pytest
 
 from harness.engines import BUILTIN_OPTIONS
 from harness.games.betsy import MAX_N
-from tests.conftest import ROOT, SEED_BOARD
+from tests.conftest import SEED_BOARD, TINY, arena
 
-ARENA = str(Path(sys.executable).parent / "arena")
-TINY = """
-name: tiny
-n: [3]
-time: 1
-rounds: 1
-max_plies: 4
-concurrency: 1
-engines:
-  - {name: a, builtin: random}
-  - {name: b, builtin: random}
-"""
-
-
-def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], message: str) -> None:
@@ -41,13 +24,9 @@ def one_line_error(result: subprocess.CompletedProcess[str], message: str) -> No
 
 
 @pytest.fixture(scope="module")
-def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def results_db(tiny_db: Path) -> Path:
     """A finished tournament's database (two games of random against random, n = 3)."""
-    folder = tmp_path_factory.mktemp("results")
-    (folder / "tiny.yaml").write_text(TINY)
-    result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
-    assert result.returncode == 0, result.stderr
-    return folder / "tiny.sqlite"
+    return tiny_db
 
 
 @pytest.mark.parametrize(("args", "message"), [

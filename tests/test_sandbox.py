@@ -21,9 +21,8 @@ from harness import sandbox
 from harness.games.betsy import PLAYERS, Position
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
-from tests.conftest import ROOT, SEED_BOARD, namespaced_processes, require_sandbox
+from tests.conftest import ARENA, ROOT, SEED_BOARD, namespaced_processes, require_sandbox
 
-ARENA = str(Path(sys.executable).parent / "arena")
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
 SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
 SEED = Position.from_text(3, "o", SEED_BOARD)

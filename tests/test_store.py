@@ -10,7 +10,6 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,20 +18,8 @@ import pytest
 
 from harness.errors import StoreError
 from harness.store import Store, lock_path
-from tests.conftest import ROOT
+from tests.conftest import ARENA, TINY, arena
 
-ARENA = str(Path(sys.executable).parent / "arena")
-TINY = """
-name: tiny
-n: [3]
-time: 1
-rounds: 1
-max_plies: 4
-concurrency: 1
-engines:
-  - {name: a, builtin: random}
-  - {name: b, builtin: random}
-"""
 SLOW = """
 name: slow
 n: [5]
@@ -48,18 +35,10 @@ engines:
 """Each move takes alpha-beta about 0.9 s: a run that lasts about a minute."""
 
 
-def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
-
-
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def finished(tiny_db: Path) -> Path:
     """A finished tournament's database, alone in its folder (beside its log and lock file)."""
-    folder = tmp_path_factory.mktemp("finished")
-    (folder / "tiny.yaml").write_text(TINY)
-    result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
-    assert result.returncode == 0, result.stderr
-    return folder / "tiny.sqlite"
+    return tiny_db
 
 
 def games_in(db: Path) -> int:
