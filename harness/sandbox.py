@@ -36,7 +36,6 @@ from pathlib import Path
 from harness.errors import HarnessError
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-ENGINES_DIR = PROJECT_DIR / "engines"
 SCRATCH = "/sandbox"
 """The engine's working directory and $HOME inside the sandbox."""
 SYSTEM_DIRS = ("/usr", "/etc")
@@ -184,6 +183,16 @@ def _interpreter_dirs(program: str) -> tuple[list[str], list[str]]:
     return binds, path_dirs
 
 
+def _is_own_program(path: str | None) -> bool:
+    """Whether ``path`` is one of the project's own programs (built-in engines, scripts/betsy.py,
+    the console scripts in its venv): they import the project and read the tables. The fakes
+    under tests/ are run like students' programs."""
+    if path is None or not os.path.isabs(path):
+        return False
+    real = Path(path).resolve()
+    return real.is_relative_to(PROJECT_DIR) and not real.is_relative_to(PROJECT_DIR / "tests")
+
+
 def tables_dir() -> str:
     """Where the built-in engines' n = 3 tables are (engines/tablebase.py reads the same)."""
     return os.environ.get("BETSY_TABLES") or os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
@@ -212,8 +221,7 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             if os.path.isabs(token) and os.path.exists(token):
                 is_script = token == script and _is_python(program) and os.path.isfile(token)
                 binds.append(os.path.dirname(token) if is_script else token)
-        builtin = any(Path(token).resolve().parent == ENGINES_DIR for token in command if os.path.isabs(token))
-        if builtin:
+        if _is_own_program(script if _is_python(program) else program):
             binds.append(str(PROJECT_DIR))
             tables = os.path.abspath(tables_dir())
             env.append(("BETSY_TABLES", tables))

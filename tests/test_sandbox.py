@@ -335,3 +335,14 @@ def test_a_program_in_a_private_folder_runs(tmp_path: Path) -> None:
     result = ask([sys.executable, str(folder / "betsy.py")], SEED, 2, Limits(sandbox=True))
     assert result.verdict is Verdict.OK, result
     assert (folder / "betsy.py").stat().st_mode & 0o777 == 0o600  # the program's own files untouched
+
+
+def test_the_projects_own_programs_see_the_project_and_the_tables() -> None:
+    # scripts/betsy.py (the file students submit) imports the engines: it runs as a built-in does.
+    for program in ([sys.executable, str(ROOT / "scripts" / "betsy.py")], [str(ROOT / "scripts" / "betsy.py")]):
+        plan = sandbox.plan_for(tuple(program))
+        assert str(ROOT) in plan.readable
+        result = ask(program, SEED, 1, Limits(sandbox=True))
+        assert result.verdict is Verdict.OK, result
+    fake = sandbox.plan_for((sys.executable, str(ROOT / "tests" / "fake_engines" / "hangs.py")))
+    assert str(ROOT) not in fake.readable and fake.env == ()  # test programs are run as students'

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Looks for what it should not see: the operator's secret variable, the opponent's source, files of
-the project, the results folder and the operator's home, other engines' scratch folders."""
+"""Looks for what it should not see: the operator's secret variable (in its environment or another
+process's), the opponent's source, files of the project, the results folder and the operator's
+home, other engines' scratch folders."""
 import glob
 import os
 import sys
@@ -11,6 +12,13 @@ aims = targets()
 secret = aims.get("secret_variable", "ARENA_SECRET")
 if secret in os.environ:
     leaked(f"the environment holds {secret}={os.environ[secret]}")
+for pid in os.listdir("/proc"):  # the environments of every process it can see
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            if secret.encode() + b"=" in file.read():
+                leaked(f"/proc/{pid}/environ holds {secret}")
+    except OSError:
+        pass
 for path in aims.get("files", []):
     try:
         with open(path, "rb") as file:
