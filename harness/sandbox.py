@@ -214,14 +214,14 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             more, dirs = _interpreter_dirs(program)
             binds += more
             path_dirs += dirs
-        # The script an interpreter runs is a program too (its folder is readable); any other
-        # path in the command is readable itself, and only that.
-        script = next((token for token in command[1:] if not token.startswith("-")), None)
+        # The file an interpreter runs (python3 x.py, node x.js, java -jar x.jar) is a program
+        # too: its folder is readable. Any other path in the command is readable itself, and only that.
+        first = next((token for token in command[1:] if not token.startswith("-")), None)
+        script = first if first is not None and os.path.isabs(first) and os.path.isfile(first) else None
         for token in command[1:]:
             if os.path.isabs(token) and os.path.exists(token):
-                is_script = token == script and _is_python(program) and os.path.isfile(token)
-                binds.append(os.path.dirname(token) if is_script else token)
-        if _is_own_program(script if _is_python(program) else program):
+                binds.append(os.path.dirname(token) if token == script else token)
+        if _is_own_program(script if script is not None else program):
             binds.append(str(PROJECT_DIR))
             tables = os.path.abspath(tables_dir())
             env.append(("BETSY_TABLES", tables))
