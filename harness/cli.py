@@ -409,7 +409,11 @@ def _parse_sizes(text: str) -> tuple[int, ...]:
 @app.command()
 def validate(
     program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
-    time: Annotated[int, typer.Option("--time", help="Seconds per move given to the program.")] = 1,
+    time: Annotated[float, typer.Option(
+        "--time", help="Seconds per move given to the program (whole, unless --allow-fractional-time).")] = 1,
+    allow_fractional_time: Annotated[
+        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the program, as match does.")
+    ] = False,
     n: Annotated[str, typer.Option("--n", help="Board sizes for the rules checks, e.g. 3,5,8.")] = "3,5,8",
     games: Annotated[
         Optional[int], typer.Option("--games", help="Games against each reference engine (default 2; 1 with --quick).")
@@ -418,6 +422,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show warnings in full.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
     sandbox: SandboxOption = SandboxMode.AUTO,
     max_file_mb: MaxFileOption = 64,
     max_processes: MaxProcessesOption = 64,
@@ -432,14 +437,14 @@ def validate(
     from harness.validate import validate as run_validation
 
     def prepare() -> Settings:
-        if not 1 <= time <= MAX_SECONDS:
-            raise UsageError(f"invalid --time {time}: give a whole number of seconds from 1 to {MAX_SECONDS}")
+        _check_time(time, allow_fractional_time)
         if games is not None and not 0 <= games <= MAX_VALIDATE_GAMES:
             raise UsageError(f"invalid --games {games}: give 0 to {MAX_VALIDATE_GAMES} games per reference engine")
         if html is not None:
             _check_output_file(html, "--html")
         count = games if games is not None else (1 if quick else 2)
         return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick,
+                        allow_fractional_time=allow_fractional_time,
                         file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)
@@ -456,11 +461,20 @@ def validate(
         except EngineError as error:
             engine, start_problem = None, str(error)
 
-    def progress(text: str) -> None:
-        if not as_json:
-            typer.echo(f"validating: {text} ...", err=True)
+    from tqdm import tqdm
 
-    report = run_validation(program, engine, settings, start_problem, progress)
+    # A bar per check on stderr, in every output mode (stdout stays the report alone).
+    bar = tqdm(desc="validating", unit="check", file=sys.stderr, disable=quiet, dynamic_ncols=True,
+               leave=False)
+
+    def progress(text: str) -> None:
+        bar.set_postfix_str(text, refresh=False)
+        bar.update(1)
+
+    try:
+        report = run_validation(program, engine, settings, start_problem, progress)
+    finally:
+        bar.close()
     if html is not None:
         _guard(lambda: _write_output_file(html, "--html", render_html(report)))
     if as_json:

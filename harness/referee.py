@@ -90,6 +90,8 @@ class CallResult:
     """The end of stderr (up to 4 KiB)."""
     warnings: tuple[str, ...] = field(default_factory=tuple)
     """Protocol warnings that do not lose the game."""
+    answered_after: float | None = None
+    """Seconds from spawn until the answer line (the last well-formed one) was read; None without one."""
 
     @property
     def ok(self) -> bool:
@@ -254,7 +256,7 @@ def _reap_group(pgid: int, timeout: float = 2.0) -> None:
 class _Stream:
     """Incremental, capped reading of one pipe."""
 
-    __slots__ = ("fd", "data", "total", "cap", "keep_tail", "eof")
+    __slots__ = ("fd", "data", "total", "cap", "keep_tail", "eof", "newlines")
 
     def __init__(self, fd: int, cap: int, keep_tail: int | None) -> None:
         self.fd = fd
@@ -263,7 +265,16 @@ class _Stream:
         self.cap = cap
         self.keep_tail = keep_tail
         self.eof = False
+        self.newlines: list[tuple[int, float]] = []
+        """(lines completed so far, when) after each read: when each line arrived."""
         os.set_blocking(fd, False)
+
+    def line_time(self, number: int) -> float | None:
+        """When the ``number``-th line (1-based) was complete, or None if it never was."""
+        for count, when in self.newlines:
+            if count >= number:
+                return when
+        return None
 
     @property
     def over_cap(self) -> bool:
@@ -284,6 +295,8 @@ class _Stream:
                 return
             self.total += len(chunk)
             self.data += chunk
+            done = (self.newlines[-1][0] if self.newlines else 0) + chunk.count(b"\n")
+            self.newlines.append((done, time.monotonic()))
             if self.keep_tail is not None and len(self.data) > 2 * self.keep_tail:
                 del self.data[: len(self.data) - self.keep_tail]
             elif self.keep_tail is None and self.over_cap:
@@ -400,9 +413,10 @@ def run_call(
     stderr_tail = err.tail_text()
 
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
-               answer_board: str | None = None, warnings: Sequence[str] = ()) -> CallResult:
+               answer_board: str | None = None, warnings: Sequence[str] = (),
+               answered_after: float | None = None) -> CallResult:
         return CallResult(verdict, answer_move, answer_board, elapsed, returncode, killed,
-                          detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings))
+                          detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings), answered_after)
 
     if out.over_cap or err.over_cap:
         stream, cap = ("stdout", limits.stdout_bytes) if out.over_cap else ("stderr", limits.stderr_bytes)
@@ -419,7 +433,9 @@ def run_call(
     warnings = answer_warnings(answer, exit_status)
     if not exited:
         warnings.append("still running at the deadline; killed (its last answer counts)")
-    return result(verdict, detail, answer.move, answer.board, warnings)
+    arrived = out.line_time(answer.line_number)  # None: the last line, ended by the exit
+    answered_after = min((arrived if arrived is not None else ended) - started, elapsed)
+    return result(verdict, detail, answer.move, answer.board, warnings, answered_after)
 
 
 def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, deadline: float) -> bool:

@@ -59,6 +59,13 @@ class Check:
     stderr: str = ""
     expected: str = ""
     seconds: float | None = None
+    judged: bool = True
+    """False when there was no evidence to judge by (the program never answered, or ran out of
+    time on a position asked for something else): never a pass."""
+
+    @property
+    def status(self) -> str:
+        return "not judged" if not self.judged else "pass" if self.passed else "fail"
 
 
 @dataclass
@@ -68,8 +75,17 @@ class Category:
     summary: str = ""
 
     @property
+    def judged(self) -> bool:
+        return any(check.judged for check in self.checks)
+
+    @property
     def passed(self) -> bool:
-        return all(check.passed for check in self.checks)
+        """Every judged check passed, and at least one was judged."""
+        return self.judged and all(check.passed for check in self.checks if check.judged)
+
+    @property
+    def status(self) -> str:
+        return "not judged" if not self.judged else "pass" if self.passed else "fail"
 
 
 @dataclass
@@ -92,9 +108,10 @@ class ValidationReport:
             "categories": {
                 name: {
                     "passed": category.passed,
+                    "status": category.status,
                     "summary": category.summary,
                     "checks": [
-                        {key: value for key, value in asdict(check).items()}
+                        {**asdict(check), "status": check.status}
                         for check in category.checks
                     ],
                 }
@@ -106,12 +123,13 @@ class ValidationReport:
 
 @dataclass(frozen=True)
 class Settings:
-    seconds: int = 1
+    seconds: float = 1
     sizes: tuple[int, ...] = (3, 5, 8)
     games: int = 2
     """Games against each reference engine (colours alternate)."""
     quick: bool = False
     grace: float = 0.5
+    allow_fractional_time: bool = False
     sandbox: bool = False
     """Run the program (and the reference engines) in the sandbox; resolve the mode first."""
     file_bytes: int = 64 << 20
@@ -127,7 +145,8 @@ class Validator:
         self.program = program
         self.settings = settings
         self.start_problem = start_problem
-        self.limits = Limits(grace=settings.grace, sandbox=settings.sandbox,
+        self.limits = Limits(grace=settings.grace, allow_fractional_time=settings.allow_fractional_time,
+                             sandbox=settings.sandbox,
                              file_bytes=settings.file_bytes, processes=settings.processes)
         self.calls: list[tuple[str, CallResult]] = []
         self.progress = progress or (lambda _text: None)
@@ -137,7 +156,7 @@ class Validator:
     def call(self, position: Position) -> CallResult:
         if self.engine is None:
             argv = (*shlex.split(self.program), str(position.n), position.player, position.board(),
-                    str(self.settings.seconds))
+                    f"{self.settings.seconds:g}")
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
@@ -149,15 +168,22 @@ class Validator:
     def check(self, check_id: str, position: Position, expected: str,
               judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> Check:
         """Ask about ``position``; by default a check passes when the verdict is ok."""
+        self.progress(check_id)
         result = self.call(position)
-        if judge is None:
+        judged = result.verdict not in (Verdict.TIME, Verdict.FAILED_TO_START)
+        if result.verdict is Verdict.FAILED_TO_START:
+            passed, detail, warning = False, "not judged: the program did not start (see protocol/starts)", False
+        elif not judged:
+            passed, detail, warning = False, (
+                f"not judged: no answer within {self.settings.seconds:g} s (counted under time)"), False
+        elif judge is None:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
         return Check(
             check_id, passed, detail, warning, shlex.join(result.argv), position.board(), position.n,
             position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
-            round(result.seconds, 3),
+            round(result.seconds, 3), judged,
         )
 
     # --- categories ---------------------------------------------------------------------------
@@ -174,26 +200,32 @@ class Validator:
             "starts", started, "the program started" if started else result.detail,
             expected="the program runs", **evidence))
         answered = result.move is not None
+        no_answer = "not judged: no answer" if started else "not judged: the program did not start"
         category.checks.append(Check(
             "answers", answered,
             f"last well-formed line: {result.move} {result.board}" if answered
             else f"{result.verdict.value}: {result.detail}",
-            expected="a last line 'MOVE NEWBOARD', e.g. 2 ...x..o.oxooxxxoxo", **evidence))
-        in_time = result.verdict is not Verdict.TIME
+            expected="a last line 'MOVE NEWBOARD', e.g. 2 ...x..o.oxooxxxoxo", judged=started, **evidence))
+        timed = answered or result.verdict is Verdict.TIME
+        in_time = timed and result.verdict is not Verdict.TIME
         category.checks.append(Check(
             "in-time", in_time,
-            f"answered in {result.seconds:.2f} s" if in_time else result.detail,
-            expected=f"an answer within {self.settings.seconds} s", **evidence))
+            f"answered after {result.answered_after or 0:.2f} s" if in_time
+            else result.detail if timed else no_answer,
+            expected=f"an answer within {self.settings.seconds:g} s", judged=timed, **evidence))
         after = [w for w in result.warnings if "after the answer" in w]
         category.checks.append(Check(
-            "answer-is-last-line", True,
-            after[0] if after else "the answer is the last line printed", warning=bool(after),
+            "answer-is-last-line", answered,
+            (after[0] if after else "the answer is the last line printed") if answered else no_answer,
+            warning=bool(after), judged=answered,
             expected="nothing printed after the answer (tolerated, with a warning)", **evidence))
         exit_warnings = [w for w in result.warnings if "after answering" in w or "deadline" in w]
         category.checks.append(Check(
-            "exits-cleanly", True,
-            exit_warnings[0] if exit_warnings else "exited with status 0",
-            warning=bool(exit_warnings), expected="exit status 0 after answering", **evidence))
+            "exits-cleanly", answered,
+            (exit_warnings[0] if exit_warnings else f"exited with status {result.exit_status}")
+            if answered else no_answer,
+            warning=bool(exit_warnings), judged=answered, expected="exit status 0 after answering",
+            **evidence))
         empty = initial_position(5)
         category.checks.append(self.check("first-move-n5", empty, "any legal move and its board"))
         category.summary = _summary(category)
@@ -263,36 +295,46 @@ class Validator:
         return category
 
     def time(self) -> Category:
+        """Answer times from the referee's clock: when the answer line arrived (for a program killed
+        at the deadline, its last answer), how often the program had to be killed, timeouts."""
         category = Category("time")
         limit = self.settings.seconds
-        durations = [result.seconds for _, result in self.calls if result.verdict is not Verdict.FAILED_TO_START]
-        late = [(board, result) for board, result in self.calls if result.verdict is Verdict.TIME]
-        killed = [(board, result) for board, result in self.calls
-                  if result.killed and result.verdict is not Verdict.TIME]
-        over = [(board, result) for board, result in self.calls
-                if result.ok and not result.killed and result.seconds > limit]
+        ran = [(board, result) for board, result in self.calls if result.verdict is not Verdict.FAILED_TO_START]
+        times = [result.answered_after for _, result in ran if result.answered_after is not None]
+        late = [(board, result) for board, result in ran if result.verdict is Verdict.TIME]
+        killed = [result for _, result in ran if result.killed and result.verdict is not Verdict.TIME]
+        if not times and not late:
+            category.checks.append(Check(
+                "every-answer-in-time", False, "not judged: the program never answered",
+                expected=f"every answer within {limit:g} s", judged=False))
+            category.summary = "not judged: the program never answered"
+            return category
+        worst = max(times, default=0.0)
+        median = statistics.median(times) if times else 0.0
         if late:
             board, result = late[0]
-            detail = f"{len(late)} of {len(self.calls)} calls ran past {limit} s + grace with no answer"
+            detail = f"{len(late)} of {len(ran)} calls ran past {limit:g} s + grace with no answer"
         else:
-            detail = f"all {len(durations)} answers arrived within {limit} s + grace"
-        worst = max(durations, default=0.0)
-        median = statistics.median(durations) if durations else 0.0
+            detail = f"all {len(times)} answers arrived within {limit:g} s + grace"
         category.checks.append(Check(
-            "every-answer-in-time", not late, detail, expected=f"every answer within {limit} s",
-            command=shlex.join(late[0][1].argv) if late else "",
-            board=late[0][0] if late else "", seconds=round(worst, 3)))
+            "every-answer-in-time", not late, detail, expected=f"every answer within {limit:g} s",
+            command=shlex.join(late[0][1].argv) if late else "", board=late[0][0] if late else "",
+            n=_position_n(late[0][1].argv) if late else 0,
+            seconds=round(worst, 3)))
+        over = [t for t in times if t > limit]
         category.checks.append(Check(
-            "finishes-before-the-limit", True,
-            (f"{len(over)} answers took longer than {limit} s (inside the grace)" if over else
-             f"worst {worst:.2f} s, median {median:.2f} s"),
-            warning=bool(over), expected=f"exit before {limit} s", seconds=round(worst, 3)))
+            "answers-before-the-limit", True,
+            (f"{len(over)} answers came after {limit:g} s, inside the grace" if over else
+             f"last answer after {worst:.2f} s at worst, {median:.2f} s median"),
+            warning=bool(over), expected=f"the answer printed within {limit:g} s", seconds=round(worst, 3)))
         category.checks.append(Check(
             "exits-by-itself", True,
-            (f"{len(killed)} calls were still running at the deadline and were killed (their last "
-             f"answer counted)" if killed else "the program always exited by itself"),
+            (f"{len(killed)} of {len(ran)} calls were still running at the deadline and were killed "
+             f"(their last answer counted)" if killed else "the program always exited by itself"),
             warning=bool(killed), expected="the program exits after answering"))
-        category.summary = f"worst {worst:.2f} s, median {median:.2f} s over {len(durations)} calls"
+        category.summary = (f"answers after {worst:.2f} s at worst, {median:.2f} s median, over "
+                            f"{len(times)} answers; killed at the deadline {len(killed)} of {len(ran)} "
+                            f"calls; {len(late)} timeouts")
         return category
 
     def strength(self) -> tuple[Category, dict[str, Any]]:
@@ -337,6 +379,14 @@ class Validator:
         return category, summary
 
 
+def _position_n(argv: tuple[str, ...]) -> int:
+    """N from an engine call's argv (``... N PLAYER BOARD SECONDS [options]``), 0 if not found."""
+    for index in range(len(argv) - 3):
+        if argv[index].isdigit() and argv[index + 1] in ("x", "o"):
+            return int(argv[index])
+    return 0
+
+
 def performance_rating(results: list[tuple[float, float]], prior_games: float = 1.0) -> float:
     """The rating that best explains ``(opponent_rating, score)`` results (maximum likelihood,
     with ``prior_games`` virtual draws against the mean opponent so that all wins stay finite)."""
@@ -379,9 +429,12 @@ def _tactic_judge(case: Case) -> Callable[[CallResult], tuple[bool, str, bool]]:
 
 
 def _summary(category: Category) -> str:
-    failed = [check for check in category.checks if not check.passed]
-    warned = [check for check in category.checks if check.warning]
-    text = f"{len(category.checks) - len(failed)}/{len(category.checks)} checks passed"
+    judged = [check for check in category.checks if check.judged]
+    failed = [check for check in judged if not check.passed]
+    warned = [check for check in judged if check.warning]
+    text = f"{len(judged) - len(failed)}/{len(judged)} checks passed"
+    if len(judged) < len(category.checks):
+        text += f", {len(category.checks) - len(judged)} not judged"
     if warned:
         text += f", {len(warned)} with warnings"
     return text
@@ -396,23 +449,37 @@ def validate(
 ) -> ValidationReport:
     """Run every category; ``engine`` None means the program cannot be started (``start_problem``)."""
     validator = Validator(engine, program, settings, start_problem, progress)
-    categories: dict[str, Category] = {}
-    for name in ("protocol", "rules", "robustness", "tactics"):
-        validator.progress(name)
-        categories[name] = getattr(validator, name)()
-    categories["time"] = validator.time()
-    validator.progress("strength")
-    categories["strength"], strength = validator.strength()
+    categories: dict[str, Category] = {"protocol": validator.protocol()}
+    strength: dict[str, Any] = {}
+    if not any(result.move is not None for _, result in validator.calls):
+        # One root cause: nothing else can be judged, and nothing is run for it.
+        cause = next(check for check in categories["protocol"].checks if check.judged and not check.passed)
+        for name in CATEGORIES[1:]:
+            categories[name] = Category(name, [Check(
+                "all", False, f"not judged: the program never answered (see protocol/{cause.id})",
+                judged=False)], "not judged: the program never answered")
+        categories["time"] = validator.time()  # a timeout is evidence of its own
+    else:
+        for name in ("rules", "robustness", "tactics"):
+            categories[name] = getattr(validator, name)()
+        categories["time"] = validator.time()
+        categories["strength"], strength = validator.strength()
     ordered = {name: categories[name] for name in CATEGORIES}
-    failing = [name for name in REQUIRED if not ordered[name].passed]
-    passed = not failing
+    failing = [name for name in REQUIRED if ordered[name].status == "fail"]
+    unjudged = [name for name in REQUIRED if ordered[name].status == "not judged"]
+    passed = not failing and not unjudged
     if passed:
         verdict = "PASS: protocol, rules, time and robustness are all right"
         if not ordered["tactics"].passed:
             verdict += f"; tactics {ordered['tactics'].summary}"
     else:
-        first = next(check for name in failing for check in ordered[name].checks if not check.passed)
-        verdict = f"FAIL: {', '.join(failing)} (first failure: {first.id}: {first.detail})"
+        verdict = "FAIL: " + "; ".join(
+            part for part in (", ".join(failing), "not judged: " + ", ".join(unjudged) if unjudged else "")
+            if part)
+        first = next((check for name in failing for check in ordered[name].checks
+                      if check.judged and not check.passed), None)
+        if first is not None:
+            verdict += f" (first failure: {first.id}: {first.detail})"
     return ValidationReport(program, verdict, passed, ordered, strength)
 
 
@@ -420,34 +487,77 @@ def _draw(board: str, n: int) -> list[str]:
     return [" ".join(board[r * n:(r + 1) * n]) for r in range(len(board) // n)] if n else []
 
 
+_NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
+    Verdict.FAILED_TO_START, Verdict.NO_ANSWER, Verdict.TIME, Verdict.OUTPUT_LIMIT))
+
+
+def _answered(check: Check) -> bool:
+    """Whether the check's evidence holds an answer (a board worth drawing)."""
+    return not check.detail.startswith(_NO_ANSWER_VERDICTS) and check.id not in ("starts", "answers")
+
+
+def fix_hint(check: Check) -> str:
+    """How to fix a program that does not answer at all, from what it printed (empty if unknown)."""
+    stderr = check.stderr
+    if "SyntaxError" in stderr and "print" in stderr:
+        return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
+    if "SyntaxError" in stderr or "IndentationError" in stderr:
+        return "fix the syntax error shown on stderr"
+    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
+        return "a module it imports is not installed here: install it, or do without it"
+    if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
+        return ("print the answer as the last line of stdout, 'MOVE NEWBOARD'; run the command above "
+                "yourself to see what happens")
+    return ""
+
+
+def _same_cause(check: Check) -> str:
+    """What identifies one root cause: the verdict and detail with the position's numbers removed."""
+    return " ".join("#" if any(ch.isdigit() for ch in word) or set(word) <= set(".xo") else word
+                    for word in check.detail.split())
+
+
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
-    """The report for a terminal: verdict, one line per category, then every failed check."""
+    """The report for a terminal: verdict, one line per category, then each failure once (checks
+    that failed the same way are named with the first), with its evidence."""
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
-        status = "pass" if category.passed else "FAIL"
-        if name in ("tactics", "strength") and not category.passed:
+        status = {"pass": "pass", "fail": "FAIL", "not judged": "-"}[category.status]
+        if name == "tactics" and category.status == "fail":
             status = "weak"
-        if name == "strength":
+        if name == "strength" and category.judged:
             status = "info"
         lines.append(f"  {name:<11} {status:<5} {category.summary}")
-    problems = [(name, check) for name, category in report.categories.items()
-                for check in category.checks if not check.passed or (check.warning and verbose)]
+    groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
+    for name, category in report.categories.items():
+        for check in category.checks:
+            if check.judged and (not check.passed or (check.warning and verbose)):
+                groups.setdefault((("warning " if check.passed else "") + name, _same_cause(check)), []).append(
+                    (name, check))
     warnings = [(name, check) for name, category in report.categories.items()
                 for check in category.checks if check.warning]
+    lines.append("")
     if warnings and not verbose:
-        lines += ["", "Warnings:"]
+        lines.append("Warnings:")
         seen = set()
         for name, check in warnings:
             if check.detail not in seen:
                 seen.add(check.detail)
                 lines.append(f"  {name}/{check.id}: {check.detail}")
-    if problems:
-        lines += ["", "Failed checks:" if not verbose else "Failed checks and warnings:"]
-    for name, check in problems[: 40 if not verbose else None]:
-        lines.append(f"- {name}/{check.id}: {check.detail}")
+        lines.append("")
+    if groups:
+        lines.append("Failed checks:" if not verbose else "Failed checks and warnings:")
+    shown = list(groups.values())
+    for group in shown[: 40 if not verbose else None]:
+        name, check = group[0]
+        also = ""
+        if len(group) > 1:
+            others = [f"{other_name}/{other.id}" if other_name != name else other.id for other_name, other in group[1:]]
+            also = f" (and {', '.join(others[:4])}{f' and {len(others) - 4} more' if len(others) > 4 else ''}: the same way)"
+        lines.append(f"- {name}/{check.id}{also}: {check.detail}")
         if check.command:
             lines.append(f"    command : {check.command}")
-        if check.board:
+        if check.board and _answered(check):
             lines.append(f"    position: n = {check.n}, {check.player} to move")
             lines += [f"      {row}" for row in _draw(check.board, check.n)]
         if check.printed:
@@ -455,10 +565,13 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             lines += [f"              {line}" for line in check.printed[1:]]
         if check.stderr.strip():
             lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
-        if check.expected:
+        hint = fix_hint(check) if not _answered(check) else ""
+        if check.expected and not hint:
             lines.append(f"    expected: {check.expected}")
-    if len(problems) > 40 and not verbose:
-        lines.append(f"... and {len(problems) - 40} more (see --json or --html)")
+        if hint:
+            lines.append(f"    fix     : {hint}")
+    if len(shown) > 40 and not verbose:
+        lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
     return "\n".join(lines)
 
 

@@ -56,7 +56,7 @@ def results_db(tiny_db: Path) -> Path:
     (["match", "random", "random", "--bogus"],
      "no such option: --bogus; usage: arena match [OPTIONS] ENGINE_X ENGINE_O (see arena match --help)"),
     (["validate", "P", "--n", "3,1000"], f"invalid --n '3,1000': board sizes from 1 to {MAX_N} are supported"),
-    (["validate", "P", "--time", "99999"], "invalid --time 99999: give a whole number of seconds from 1 to 3600"),
+    (["validate", "P", "--time", "99999"], "invalid --time: time limit 99999 s is over the maximum of 3600 s per move"),
     (["report", "--tournament", "x", "r.sqlite"],
      "invalid --tournament 'x': expected a valid integer; usage: arena report [OPTIONS] DB (see arena report --help)"),
     (["nosuch"], "no such command 'nosuch'; usage: arena [OPTIONS] COMMAND [ARGS]... (see arena --help)"),

@@ -415,3 +415,16 @@ def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) ->
         assert_ok(result)
     assert not [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert namespaced_processes() <= before
+
+
+def test_the_time_of_the_answer_is_when_its_line_arrived_not_the_kill(pid_file: Path) -> None:
+    result, _ = call(fake("half_line_then_hangs"), pid_file)
+    assert_ok(result)
+    assert result.killed and result.seconds >= 1.5
+    assert result.answered_after is not None and result.answered_after < 1.0
+
+
+def test_an_answer_ended_by_the_exit_is_timed_at_the_exit(pid_file: Path) -> None:
+    result, _ = call(fake("answer_without_final_newline"), pid_file)
+    assert_ok(result)
+    assert result.answered_after is not None and result.answered_after <= result.seconds

@@ -12,6 +12,7 @@ from harness.validate import REQUIRED, performance_rating
 from tests.conftest import ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
+FAKES = ROOT / "tests" / "fake_engines"
 ARENA = [str(Path(sys.executable).parent / "arena")]
 SCORED = ("protocol", "rules", "time", "robustness", "tactics")
 
@@ -40,7 +41,7 @@ def first_failure(report: dict, category: str) -> dict:
         ("ignores_supply.py", {"rules", "tactics"}, 1),
         ("rotates_wrong_way.py", {"rules", "robustness", "tactics"}, 1),
         ("hardcoded_n5.py", {"protocol", "rules", "robustness", "tactics"}, 1),
-        ("ignores_clock.py", {"rules", "time", "robustness", "tactics"}, 1),
+        ("ignores_clock.py", {"time", "tactics"}, 1),
     ],
 )
 def test_sample_student_fails_exactly_the_expected_categories(
@@ -51,6 +52,18 @@ def test_sample_student_fails_exactly_the_expected_categories(
     assert code == exit_code
     assert set(report["categories"]) == {"protocol", "rules", "time", "robustness", "tactics", "strength"}
     assert report["verdict"].startswith("PASS" if exit_code == 0 else "FAIL")
+
+
+def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not_judged() -> None:
+    _, report = validate(f"python3 {STUDENTS / 'ignores_clock.py'}")
+    unjudged = [c for c in report["categories"]["rules"]["checks"] if c["status"] == "not judged"]
+    assert unjudged and all(c["detail"] == "not judged: no answer within 1 s (counted under time)"
+                            for c in unjudged)
+    assert all(c["n"] >= 8 for c in unjudged)  # it sleeps n * 0.2 s: too slow from n = 8
+    assert report["categories"]["rules"]["status"] == "pass"
+    time = report["categories"]["time"]
+    assert time["status"] == "fail"
+    assert time["checks"][0]["detail"].endswith("calls ran past 1 s + grace with no answer")
 
 
 def test_student_ignoring_the_supply_is_caught_dropping_with_no_pebble_in_hand() -> None:
@@ -99,6 +112,41 @@ def test_broken_programs_get_a_report_not_a_traceback(tmp_path: Path, program: s
     protocol = report["categories"]["protocol"]["checks"]
     failed = next(c for c in protocol if not c["passed"])
     assert detail.format(tmp=tmp_path) in failed["detail"]
+    # No check passes without evidence; everything past the root cause is "not judged".
+    assert [c["id"] for c in protocol if c["status"] == "pass"] == (["starts"] if "no-answer" in detail else [])
+    assert {name: category["status"] for name, category in report["categories"].items() if name != "protocol"} == {
+        name: "not judged" for name in ("rules", "time", "robustness", "tactics", "strength")}
+
+
+@pytest.mark.parametrize(("source", "first_line", "fix"), [
+    ("print '1 ..................'\n",
+     "FAIL: protocol; not judged: rules, time, robustness (first failure: answers: no-answer: exited with "
+     "status 1, printed nothing on stdout; stderr: SyntaxError: Missing parentheses in call to 'print'. "
+     "Did you mean print(...)?)",
+     "    fix     : this is Python 2 code: run it with Python 3 and make print a function, print(...)"),
+    ("import numpy_that_is_not_here\n",
+     "FAIL: protocol; not judged: rules, time, robustness (first failure: answers: no-answer: exited with "
+     "status 1, printed nothing on stdout; stderr: ModuleNotFoundError: No module named "
+     "'numpy_that_is_not_here')",
+     "    fix     : a module it imports is not installed here: install it, or do without it"),
+])
+def test_a_program_that_never_answers_gets_one_short_report_with_the_fix(
+    tmp_path: Path, source: str, first_line: str, fix: str
+) -> None:
+    program = tmp_path / "betsy.py"
+    program.write_text(source)
+    result = run_program([*ARENA, "validate", f"python3 {program}", "--quick"])
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == first_line
+    assert len(lines) <= 15, result.stdout
+    assert lines[3:9] == ["  protocol    FAIL  1/3 checks passed, 3 not judged"] + [
+        f"  {name:<11} -     not judged: the program never answered"
+        for name in ("rules", "time", "robustness", "tactics", "strength")]
+    assert sum(line.startswith("- ") for line in lines) == 1  # one root cause, reported once
+    assert "(and first-move-n5: the same way)" in result.stdout
+    assert lines[-1] == fix
+    assert " pass " not in result.stdout
 
 
 def test_hanging_program_fails_on_time_without_stalling(tmp_path: Path) -> None:
@@ -154,3 +202,25 @@ def test_performance_rating_matches_hand_values() -> None:
     results = [(0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 0.0)]
     assert performance_rating(results, prior_games=0) == pytest.approx(190.85, abs=0.01)
     assert performance_rating([]) == 0.0
+
+
+def test_progress_goes_to_stderr_in_every_mode_and_quiet_silences_it() -> None:
+    program = f"python3 {STUDENTS / 'random_legal.py'}"
+    base = [*ARENA, "validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
+    shown = run_program(base)
+    assert shown.returncode == 0
+    assert "validating" in shown.stderr and "check" in shown.stderr
+    json.loads(shown.stdout)  # stdout is the report alone
+    quiet = run_program([*base, "--quiet"])
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+
+
+def test_fractional_time_follows_the_same_rule_as_match() -> None:
+    program = f"python3 {STUDENTS / 'random_legal.py'}"
+    refused = run_program([*ARENA, "validate", program, "--time", "0.5"])
+    assert (refused.returncode, refused.stderr) == (2, (
+        "arena: error: invalid --time: time limit 0.5 is not a whole number of seconds; use a whole number, "
+        "or allow fractions (--allow-fractional-time) if every engine accepts them\n"))
+    code, report = validate(f"python3 {FAKES / 'echoes_seconds.py'}", "--time", "0.5", "--allow-fractional-time",
+                            "--n", "3")
+    assert report["categories"]["protocol"]["checks"][0]["command"].endswith(" 0.5")
