@@ -129,9 +129,23 @@ def _choose(request: Request) -> Move:
     return result.move
 
 
+OPTION_HELP = {
+    "depth": ("D", "search at most D plies deep (given, it skips the n = 3 tables)"),
+    "nodes": ("K", "stop after about K nodes; depth 1 always completes (skips the tables)"),
+    "seed": ("S", "seed of the tie-break between equally good moves (a whole number)"),
+    "contempt": ("C", f"a draw by repetition counts C points below level (default {CONTEMPT})"),
+    "info": ("", "print depth, score, nodes, nodes/s, time and principal variation of\n"
+                 "each completed depth on stderr"),
+}
+SUMMARY = (
+    "Iterative-deepening alpha-beta search; prints the best move of each completed\n"
+    "depth and answers by 0.9 x SECONDS. n = 3 is played from exact tables when built."
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("alphabeta", _choose, argv, OPTIONS)
+    return run("alphabeta", _choose, argv, OPTIONS, OPTION_HELP, SUMMARY)
 
 
 if __name__ == "__main__":

@@ -51,9 +51,18 @@ def _choose(request: Request) -> Move:
     return choose_move(request.position, Rng(request.seed))
 
 
+OPTION_HELP = {
+    "seed": ("S", "seed of the tie-break between equally good moves (a whole number)"),
+}
+SUMMARY = (
+    "Wins at once if it can, avoids moves that allow an immediate win, and otherwise\n"
+    "plays the move with the best line balance (engines/evaluation.py)."
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("greedy", _choose, argv)
+    return run("greedy", _choose, argv, None, OPTION_HELP, SUMMARY)
 
 
 if __name__ == "__main__":

@@ -143,9 +143,26 @@ def _choose(request: Request) -> Move:
     return move
 
 
+OPTION_HELP = {
+    "seed": ("S", "seed of MCTS's playouts (a whole number)"),
+    "playouts": ("K", "MCTS runs exactly K playouts and alpha-beta may use the whole time;\n"
+                      "with --depth and --seed the move does not depend on the clock\n"
+                      "(skips the n = 3 tables)"),
+    "mcts_share": ("F", f"share of the time left to MCTS after alpha-beta (default {MCTS_SHARE:g})"),
+    "depth": ("D", "alpha-beta searches at most D plies deep (skips the n = 3 tables)"),
+    "info": ("", "print each completed depth's score, nodes and principal variation, and\n"
+                 "MCTS's playouts, on stderr"),
+}
+SUMMARY = (
+    "Alpha-beta search, with Monte Carlo tree search choosing among the moves it finds\n"
+    "exactly tied; prints the best move found so far and answers by 0.9 x SECONDS.\n"
+    "n = 3 is played from exact tables when built."
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("mcts_alphabeta", _choose, argv, OPTIONS)
+    return run("mcts_alphabeta", _choose, argv, OPTIONS, OPTION_HELP, SUMMARY)
 
 
 if __name__ == "__main__":

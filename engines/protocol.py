@@ -149,17 +149,78 @@ def format_answer(position: Position, move: Move) -> str:
     return f"{move} {board}"
 
 
+HELP_FLAGS = ("-h", "--help")
+
+ARGUMENTS_HELP = (
+    ("N", "board size: N columns and N + 3 rows (1 to 16)"),
+    ("PLAYER", "side to move: x (blue, moves first) or o (red)"),
+    ("BOARD", "the N*(N+3) cells, row by row from the top, each . (empty), x or o"),
+    ("SECONDS", "time limit for this move, in seconds"),
+)
+_DEFAULT_HELP = {"seed": ("S", "seed of the engine's random choices (a whole number)")}
+
+
+def usage(
+    prog: str,
+    options: dict[str, type] | None = None,
+    option_help: dict[str, tuple[str, str]] | None = None,
+    summary: str = "",
+) -> str:
+    """The ``--help`` text: synopsis, arguments and every option the engine accepts.
+
+    ``option_help`` maps an option name to ``(METAVAR, description)``; ``METAVAR`` is ignored for
+    flags. Built only when asked for, so the normal path pays nothing for it.
+    """
+    known = {"seed": int, **(options or {})}
+    described = option_help or {}
+    order = [name for name in described if name in known] + [name for name in known if name not in described]
+    rows: list[tuple[str, str]] = []
+    synopsis = []
+    for name in order:
+        flag = "--" + name.replace("_", "-")
+        metavar, text = described.get(name) or _DEFAULT_HELP.get(name, ("VALUE", ""))
+        if known[name] is bool:
+            rows.append((flag, text))
+            synopsis.append(f"[{flag}]")
+        else:
+            rows.append((f"{flag} {metavar}", text))
+            synopsis.append(f"[{flag} {metavar}]")
+    rows.append(("-h, --help", "print this help and exit"))
+    lines = [f"usage: {prog} N PLAYER BOARD SECONDS {' '.join(synopsis)}".rstrip()]
+    if summary:
+        lines += ["", summary]
+    width = max(len(left) for left, _ in (*ARGUMENTS_HELP, *rows)) + 2
+    indent = "\n" + " " * (width + 2)
+    for heading, entries in (
+        ("arguments:", ARGUMENTS_HELP),
+        ("options (--name value or --name=value; - and _ are the same in a name):", rows),
+    ):
+        lines += ["", heading]
+        lines += [f"  {left:<{width}}{text.replace(chr(10), indent)}".rstrip() for left, text in entries]
+    lines += [
+        "",
+        "The last line printed is the answer MOVE NEWBOARD: MOVE is c to drop a pebble into",
+        "column c, or -c to rotate column c; NEWBOARD is the board after the move.",
+        "Bad arguments: a one-line message on stderr and exit status 2.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def run(
     prog: str,
     choose: Callable[[Request], Move],
     argv: Sequence[str] | None = None,
     options: dict[str, type] | None = None,
+    option_help: dict[str, tuple[str, str]] | None = None,
+    summary: str = "",
 ) -> int:
-    """An engine's ``main``: parse, choose, print the answer line; exit 2 on bad arguments."""
+    """An engine's ``main``: parse, choose, print the answer line; exit 2 on bad arguments.
+
+    ``-h`` or ``--help`` anywhere prints ``usage(...)`` and exits 0.
+    """
     args = sys.argv[1:] if argv is None else list(argv)
-    if args and args[0] in ("-h", "--help"):
-        extra = "".join(f" [--{name} {kind.__name__.upper()}]" for name, kind in (options or {}).items())
-        print(f"usage: {prog} N PLAYER BOARD SECONDS [--seed SEED]{extra}")
+    if any(arg in HELP_FLAGS for arg in args):
+        sys.stdout.write(usage(prog, options, option_help, summary))
         return 0
     try:
         request = parse_request(args, options)

@@ -21,9 +21,15 @@ def _choose(request: Request) -> Move:
     return choose_move(request.position, Rng(request.seed))
 
 
+OPTION_HELP = {
+    "seed": ("S", "seed of the random choice (a whole number): the same seed gives the same move"),
+}
+SUMMARY = "Plays a legal move drawn uniformly at random."
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("random_mover", _choose, argv)
+    return run("random_mover", _choose, argv, None, OPTION_HELP, SUMMARY)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ def _choose(request: Request) -> Move:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("betsy", _choose, argv, strongest.OPTIONS)
+    summary = (f"The strongest engine of this project, currently {ENGINE}; its first line is a\n"
+               f"friendly remark.\n{strongest.SUMMARY}")
+    return run("betsy", _choose, argv, strongest.OPTIONS, strongest.OPTION_HELP, summary)
 
 
 if __name__ == "__main__":

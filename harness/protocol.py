@@ -1,6 +1,6 @@
 """The per-move engine protocol: the argv of one call, and the parsing of what the engine printed.
 
-Pure functions, no processes: the referee feeds them what it read. See ../shared/RULES.md.
+Pure functions, no processes: the referee feeds them what it read. See docs/rules.md.
 """
 
 from __future__ import annotations

@@ -154,4 +154,4 @@ def test_parse_request_flags_and_typed_options() -> None:
 def test_engine_help_prints_usage(python: str, name: str) -> None:
     result = run_program([*engine_argv(python, name, "file"), "--help"])
     assert result.returncode == 0
-    assert result.stdout == f"usage: {name} N PLAYER BOARD SECONDS [--seed SEED]\n"
+    assert result.stdout.startswith(f"usage: {name} N PLAYER BOARD SECONDS [--seed S]\n")

@@ -1,4 +1,4 @@
-"""Tests of the Betsy rules core (harness/games/betsy.py) against ../shared/RULES.md.
+"""Tests of the Betsy rules core (harness/games/betsy.py) against docs/rules.md.
 
 Besides exact examples (the seed's Figure 1, error messages, hand-built positions), the core is
 cross-checked against a slow reference implementation written here straight from the rules text:

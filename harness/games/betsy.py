@@ -1,7 +1,7 @@
 """Betsy rules core: positions, legal moves, make/unmake, lines and outcome.
 
 Pure and fast: no I/O, no clock, no randomness, nothing heavy imported, because every engine process
-imports this module once per move. The rules are those of ../shared/RULES.md.
+imports this module once per move. The rules are those of docs/rules.md.
 
 Representation. A board of ``n`` columns and ``n + 3`` rows is two bitboards in Python ints, one per
 colour. Cell (column ``c``, height ``h``) -- ``c`` from 0 on the left, ``h`` from 0 at the bottom -- is

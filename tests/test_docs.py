@@ -1,0 +1,386 @@
+"""The documentation is exact: README.md and docs/rules.md examples, and the engines' --help.
+
+Every example is checked by running the real command (as a subprocess) or by replaying it on the
+rules core (harness.games.betsy).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.games.betsy import MAX_N, PLAYERS, Position, geometry
+
+from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, run_program
+
+README = ROOT / "README.md"
+RULES = ROOT / "docs" / "rules.md"
+
+ENGINE_MODULES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "strongest"]
+"""Every engine module with a command line (``strongest`` is ``betsy``)."""
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def code_blocks(text: str) -> list[list[str]]:
+    """The lines of every fenced code block, in order."""
+    return [block.split("\n") for block in re.findall(r"^```[^\n]*\n(.*?)\n```", text, re.M | re.S)]
+
+
+def command_examples(text: str, program: str) -> list[tuple[list[str], list[str]]]:
+    """``(argv after the program, shown output lines)`` for each block starting ``$ PROGRAM ...``."""
+    examples = []
+    for lines in code_blocks(text):
+        first = lines[0]
+        if first.startswith(f"$ {program} "):
+            command = first[2:].split("#", 1)[0]
+            examples.append((shlex.split(command)[len(program.split()):], lines[1:]))
+    return examples
+
+
+def printed(result) -> list[str]:
+    return (result.stdout + result.stderr).rstrip("\n").split("\n")
+
+
+def size_of(board: str) -> int | None:
+    """The n whose boards have this many cells, if any."""
+    for n in range(1, MAX_N + 1):
+        if geometry(n).cells == len(board):
+            return n
+    return None
+
+
+# --- README ---------------------------------------------------------------------------------------
+
+
+def test_readme_arena_moves_example_is_what_the_program_prints() -> None:
+    examples = command_examples(read(README), "scripts/arena moves")
+    assert examples, "README shows no `$ scripts/arena moves ...` example"
+    for args, shown in examples:
+        result = run_program([ARENA, "moves", *args])
+        assert result.returncode == 0, result.stderr
+        assert shown == printed(result), f"README example `arena moves {' '.join(args)}` is out of date"
+
+
+def test_readme_arena_moves_example_drop_into_column_1() -> None:
+    """The line the issue reported: o drops into column 1 of the figure's board."""
+    text = read(README)
+    assert " 1  drop   1  o..x..o.ox.oxxxoxo  game goes on" in text
+    assert "...o..o.ox.oxxxoxo" not in text
+    assert Position.from_text(3, "o", SEED_BOARD).after(1).board() == "o..x..o.ox.oxxxoxo"
+
+
+def test_readme_is_self_contained() -> None:
+    text = read(README)
+    assert "../shared" not in text
+    assert "RULES.md" not in text
+    assert "(docs/rules.md)" in text
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if not re.match(r"[a-z]+://", target):
+            assert (ROOT / target).exists(), f"README links to {target}, which the project does not have"
+
+
+def test_readme_invalid_position_example() -> None:
+    text = read(README)
+    match = re.search(r"`(arena: error: floating pebble[^`]*?): \.\.\.`", text)
+    assert match is not None
+    result = run_program([ARENA, "moves", "3", "o", TYPO_BOARD])
+    assert result.returncode == 2
+    assert result.stderr.startswith(match.group(1))
+    assert result.stdout == ""
+
+
+def test_readme_moves_json_fields() -> None:
+    import json
+
+    result = run_program([ARENA, "moves", "3", "o", SEED_BOARD, "--json"])
+    assert result.returncode == 0
+    moves = json.loads(result.stdout)
+    assert all(set(entry) == {"move", "board", "winner"} for entry in moves)
+    assert '`{"move": int, "board": str, "winner": "x" | "o" | null}`' in read(README)
+
+
+def test_readme_engine_examples_answer_legally(python: str) -> None:
+    runs = [
+        line for lines in code_blocks(read(README)) for line in lines
+        if line.startswith(".venv/bin/python -m engines.")
+    ]
+    assert len(runs) >= 2
+    for line in runs:
+        argv = shlex.split(line.split("#", 1)[0])
+        result = run_program([python, *argv[1:]])
+        assert result.returncode == 0, f"{line}: {result.stderr}"
+        n, player, board = argv[3:6]
+        move_text, new_board = result.stdout.split("\n")[-2].split()
+        assert Position.from_text(n, player, board).after(int(move_text)).board() == new_board
+
+
+def _betsy_example() -> tuple[list[str], list[str]]:
+    examples = command_examples(read(README), "scripts/betsy.py")
+    assert len(examples) == 1, "README shows one `$ scripts/betsy.py ...` example with its output"
+    return examples[0]
+
+
+@pytest.fixture(scope="module")
+def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder with the n = 3 tables: this machine's, or built for the test (about 10 s)."""
+    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
+    if os.path.exists(os.path.join(default, "betsy3-mover.tb")):
+        return default
+    pytest.importorskip("numpy")
+    from engines.tablebase import build
+
+    folder = tmp_path_factory.mktemp("tables")
+    build(3, "mover", folder / "betsy3-mover.tb")
+    return str(folder)
+
+
+def test_readme_betsy_example_with_tables(python: str, n3_tables: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    args, shown = _betsy_example()
+    monkeypatch.setenv("BETSY_TABLES", n3_tables)
+    result = run_program([python, str(ROOT / "scripts" / "betsy.py"), *args])
+    assert result.returncode == 0, result.stderr
+    assert printed(result) == shown
+
+
+def test_readme_betsy_example_without_tables(python: str) -> None:
+    """Searching (the autouse fixture hides the tables): a friendly first line, then answers; the
+    last line is a legal answer. One second instead of five keeps the test short."""
+    args, shown = _betsy_example()
+    n, player, board, _seconds = args
+    result = run_program([python, str(ROOT / "scripts" / "betsy.py"), n, player, board, "1"])
+    assert result.returncode == 0, result.stderr
+    lines = printed(result)
+    assert lines[0] == shown[0].replace("5 s", "1 s")
+    position = Position.from_text(n, player, board)
+    for line in lines[1:]:
+        move, new_board = line.split()
+        assert position.after(int(move)).board() == new_board
+
+
+# --- docs/rules.md ----------------------------------------------------------------------------------
+
+
+def test_rules_page_exists_and_readme_links_it() -> None:
+    text = read(RULES)
+    for heading in ("## The board", "## Moves", "## Lines and winning", "## Draws", "## Valid positions",
+                    "## The engine protocol", "## Open points and decisions"):
+        assert heading in text
+    assert "../README.md#the-referee" in text
+    assert "## The referee" in read(README)
+
+
+def test_rules_arena_examples_are_what_the_program_prints() -> None:
+    examples = command_examples(read(RULES), "arena moves")
+    assert len(examples) >= 5
+    for args, shown in examples:
+        result = run_program([ARENA, "moves", *args])
+        expected_status = 2 if shown[0].startswith("arena: error:") else 0
+        assert result.returncode == expected_status, result.stderr
+        assert printed(result) == shown, f"docs/rules.md example `arena moves {' '.join(args)}` is out of date"
+
+
+def test_rules_move_table_replays_on_the_rules_core() -> None:
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        for line in read(RULES).split("\n")
+        if re.match(r"\|\s*\d+\s*\|\s*[xo]\s*\|", line)
+    ]
+    assert len(rows) == 5
+    for n, player, board, move, new_board, winner in rows:
+        after = Position.from_text(n, player, board).after(int(move))
+        assert after.board() == new_board, (n, player, board, move)
+        expected = None if winner == "none" else PLAYERS.index(winner)
+        assert after.winner() == expected, (n, player, board, move)
+    # consecutive rows are one game: each row starts where the previous one ended
+    for previous, row in zip(rows, rows[1:]):
+        assert row[2] == previous[4] and row[1] != previous[1]
+    assert rows[0][2] == SEED_BOARD
+
+
+def test_rules_rotation_pictures_are_exact() -> None:
+    pictures = 0
+    for lines in code_blocks(read(RULES)):
+        header = re.fullmatch(r"before \(([xo]) to move\)\s+after (-?\d+)", lines[0])
+        if header is None:
+            continue
+        pictures += 1
+        before = "".join(line.split()[0] for line in lines[1:])
+        after = "".join(line.split()[1] for line in lines[1:])
+        n = len(lines[1].split()[0])
+        assert len(lines) - 1 == n + 3
+        assert Position.from_text(n, header.group(1), before).after(int(header.group(2))).board() == after
+    assert pictures >= 2
+
+
+def test_rules_board_drawing_matches_its_string() -> None:
+    drawings = 0
+    for lines in code_blocks(read(RULES)):
+        if size_of(lines[0]) is None or not re.fullmatch(r"[.xo]+", lines[0]):
+            continue
+        board = lines[0]
+        n = size_of(board)
+        rows = [line.split()[:n] for line in lines[1:] if line.strip()]
+        assert "".join("".join(row) for row in rows) == board
+        drawings += 1
+    assert drawings >= 1
+
+
+def _refused_boards() -> set[str]:
+    """Boards the rules page shows being refused (by an `arena: error` example)."""
+    return {
+        args[2] for args, shown in command_examples(read(RULES), "arena moves")
+        if shown[0].startswith("arena: error:")
+    }
+
+
+@pytest.mark.parametrize("path", [RULES, README], ids=["rules", "readme"])
+def test_every_board_shown_is_valid_or_shown_refused(path: Path) -> None:
+    refused = _refused_boards()
+    assert TYPO_BOARD in refused
+    boards = set(re.findall(r"(?<![\w.])[.xo]{4,}(?![\w.])", read(path)))
+    boards = {board for board in boards if set(board) != {"."} or len(board) > 3}
+    assert SEED_BOARD in boards
+    for board in boards - refused:
+        n = size_of(board)
+        assert n is not None, f"{board!r} in {path.name} has no valid length"
+        Position.from_text(n, "x", board)  # raises PositionError naming the problem
+
+
+def test_rules_supply_and_lines_figures() -> None:
+    text = read(RULES)
+    assert "`n(n+3)/2`" in text and "For `n = 5` that is 20 each on a board of 40 cells" in text
+    assert geometry(5).supply == 20 and geometry(5).cells == 40
+    assert "`2n + 2`" in text
+    for n in (2, 3, 5, 8):
+        assert len(geometry(n).lines) == 2 * n + 2
+
+
+def test_rules_answer_example_and_protocol_line() -> None:
+    text = read(RULES)
+    assert "`2 ...x..o.oxooxxxoxo`" in text
+    assert Position.from_text(3, "o", SEED_BOARD).after(2).board() == "...x..o.oxooxxxoxo"
+    assert "PROGRAM N PLAYER BOARD SECONDS" in text
+    example = re.search(r"`betsy\.py (\d+) ([xo]) ([.xo]+) (\d+)`", text)
+    assert example is not None
+    assert Position.from_text(example.group(1), example.group(2), example.group(3)).board() == example.group(3)
+
+
+# --- engines' --help ----------------------------------------------------------------------------
+
+
+def help_argv(python: str, module: str) -> list[str]:
+    return [python, "-m", f"engines.{module}", "--help"]
+
+
+def engine_options(module: str) -> set[str]:
+    """The options the engine's parser accepts, spelled as documented (``--mcts-share``)."""
+    import importlib
+
+    engine = importlib.import_module(f"engines.{module}")
+    if module == "strongest":
+        engine = engine.strongest
+    return {"--seed", *("--" + name.replace("_", "-") for name in getattr(engine, "OPTIONS", {}))}
+
+
+def help_options(text: str) -> set[str]:
+    """The options named in a help text's usage line."""
+    return set(re.findall(r"\[(--[\w-]+)", text.split("\n")[0]))
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_engine_help_describes_every_option(python: str, module: str) -> None:
+    result = run_program(help_argv(python, module))
+    assert result.returncode == 0
+    assert result.stderr == ""
+    text = result.stdout
+    prog = "betsy" if module == "strongest" else module
+    assert text.startswith(f"usage: {prog} N PLAYER BOARD SECONDS")
+    options = engine_options(module)
+    assert help_options(text) == options
+    body = text.split("\n", 1)[1]
+    for option in options:
+        described = re.search(rf"^  {re.escape(option)}\b[^\n]*?\s{{2,}}\S", body, re.M)
+        assert described is not None, f"{prog} --help does not describe {option}"
+    for word in ("N", "PLAYER", "BOARD", "SECONDS", "-h, --help"):
+        assert re.search(rf"^  {re.escape(word)}\s", body, re.M), word
+
+
+@pytest.mark.parametrize("argv", [
+    [".venv/bin/betsy", "--help"],
+    ["scripts/betsy.py", "--help"],
+    ["scripts/betsy.py", "-h"],
+    ["scripts/betsy.py", "3", "o", SEED_BOARD, "5", "--help"],
+], ids=["console-script", "file", "short", "after-arguments"])
+def test_betsy_help_from_every_entry_point(python: str, argv: list[str]) -> None:
+    program = str(Path(python).parent / "betsy") if argv[0] == ".venv/bin/betsy" else str(ROOT / argv[0])
+    if not os.path.exists(program):
+        pytest.skip(f"{program} is not installed")
+    result = run_program([program, *argv[1:]], timeout=30)
+    assert result.returncode == 0
+    assert result.stdout == run_program(help_argv(sys.executable, "strongest")).stdout
+    assert "--mcts-share F" in result.stdout
+
+
+@pytest.mark.parametrize("spelling", ["--mcts-share", "--mcts_share", "--mcts-share=0.2"])
+def test_betsy_accepts_the_documented_option_spelling(python: str, spelling: str) -> None:
+    value = [] if "=" in spelling else ["0.2"]
+    result = run_program([str(ROOT / "scripts" / "betsy.py"), "5", "x", "." * 40, "1",
+                          spelling, *value, "--depth", "2", "--playouts", "20", "--seed", "1"])
+    assert result.returncode == 0, result.stderr
+    move, board = result.stdout.split("\n")[-2].split()
+    assert Position.from_text(5, "x", "." * 40).after(int(move)).board() == board
+
+
+def test_bad_option_still_exits_2_with_one_line(python: str) -> None:
+    result = run_program([python, "-m", "engines.alphabeta", "3", "o", SEED_BOARD, "1", "--bogus", "1"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "unknown option --bogus" in result.stderr
+
+
+def _readme_synopses() -> dict[str, tuple[set[str], int]]:
+    """``{program: (options in its README synopsis, offset of the synopsis)}``."""
+    found = {}
+    text = read(README)
+    for match in re.finditer(r"`(?:python -m engines\.(\w+)|(betsy)) N PLAYER BOARD SECONDS([^`]*)`", text):
+        name = match.group(1) or "strongest"
+        found[name] = (set(re.findall(r"\[(--[\w-]+)", match.group(3))), match.start())
+    return found
+
+
+def _section_after(text: str, offset: int) -> str:
+    """From ``offset`` to the next heading."""
+    end = re.compile(r"^#{2,3} ", re.M).search(text, offset)
+    return text[offset:end.start() if end else len(text)]
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_readme_names_the_same_options_as_help(python: str, module: str) -> None:
+    synopses = _readme_synopses()
+    assert module in synopses, f"README has no synopsis for engines.{module}"
+    documented, offset = synopses[module]
+    shown = help_options(run_program(help_argv(python, module)).stdout)
+    assert documented == shown, f"README synopsis {sorted(documented)} != --help {sorted(shown)}"
+    text = read(README)
+    if module == "strongest":  # betsy takes its engine's options, described in that engine's section
+        from engines.strongest import ENGINE
+
+        offset = synopses[ENGINE.replace("-", "_")][1]
+    section = _section_after(text, offset)
+    synopsis_line = re.compile(r"`(?:python -m engines\.\w+|betsy) N PLAYER BOARD SECONDS[^`]*`")
+    prose = synopsis_line.sub("", section)
+    for option in shown:
+        assert option in prose, f"README section of {module} names {option} only in its synopsis"
+    # vice versa: the section names no other engine's option as this one's (the arena's own
+    # options, e.g. in measurements, are not engine options)
+    every = set().union(*(engine_options(other) for other in ENGINE_MODULES))
+    named = {span.replace("_", "-") for span in re.findall(r"`(--[\w-]+)", prose)}
+    assert named & every <= shown, f"README's section of {module} names options it does not take"
