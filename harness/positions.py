@@ -1,15 +1,18 @@
-"""Deterministic position suites for validation: rules coverage, robustness and tactics.
+"""Deterministic position suites for validation: rules coverage, robustness, tactics and the last
+pebble in hand.
 
-Every generator is seeded, so a suite is the same on every run and machine; tactical answers are
-computed by exhaustive search, not by an engine.
+Every generator is seeded, so a suite is the same on every run and machine (it never depends on
+tables built on the machine); tactical answers are proven by exhaustive search, not by an engine
+(see "Proofs" below).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from harness.rng import Rng
-from harness.games.betsy import BLUE, RED, Position, geometry, initial_position
+from harness.games.betsy import BLUE, PLAYERS, RED, Colour, Move, Position, geometry, initial_position
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,8 @@ class Case:
     description: str
     """What the position exercises, in words."""
     expected: frozenset[int] | None = None
-    """For tactics: the moves that solve it (None: any legal move with the right board)."""
+    """For tactics and the last pebble: exactly the right moves, every other legal move proven wrong
+    (None: any legal move with the right board)."""
 
 
 def random_position(n: int, plies: int, seed: int, avoid_wins: bool = True) -> Position | None:
@@ -224,39 +228,423 @@ def forced_wins(position: Position, plies: int) -> set[int]:
     return found
 
 
-def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[Case]:
-    """Win-in-one, block-a-loss and forced-win-in-three positions, with their solving moves."""
-    cases: list[Case] = []
-    wanted = {"win-in-one": per_kind, "block": per_kind, "win-in-three": per_kind}
-    found = {kind: 0 for kind in wanted}
-    attempt = 0
-    while any(found[k] < wanted[k] for k in wanted) and attempt < 4000:
-        attempt += 1
-        n = sizes[attempt % len(sizes)]
-        position = random_position(n, 6 + attempt % (3 * n), seed * 100_000 + attempt)
+# Proofs. A tactics case claims that the moves in ``expected`` are right and that every other legal
+# move is wrong, and a program is marked down for playing one of those others, so every such claim is
+# proven before a case is made:
+#
+# * "wins": the mover completes a line at once, or within 3 plies whatever the opponent replies
+#   (exhaustive search of every reply).
+# * "loses": the move completes only the opponent's line, or afterwards the opponent wins at once,
+#   or wins by force within 3 plies (exhaustive search). A move that loses within 3 plies does not
+#   keep a win, nor a draw, in the real game either: the position is asked without history, so no
+#   board can occur a third time within those plies, and they are far inside the 200-ply cap.
+# * "does not lose" (the moves of a block; the drops that stop a line with the last pebble): for
+#   n = 3, the exact value of the position after the move, by retrograde analysis of every position
+#   reachable from it (``_exact_results``: the same analysis as the n = 3 tables of
+#   engines/tablebase.py, done locally so that a suite never depends on whether this machine built
+#   them). A side that can avoid a line forever cannot lose by the repetition or move-cap rules,
+#   which only draw. For n >= 4 no search can prove that a move never loses; there ``expected``
+#   holds the moves that do not lose within 3 plies, and the claim a case makes (and judges) is
+#   that every other move loses.
+#
+# Only the "loses" proofs decide whether a program is marked down, and they are exhaustive at every
+# n, so a program is never marked down for a move that keeps a win (or, in a block, a draw).
+
+_WINS_NOW, _WINS_IN_3, _LOSES_NOW, _LOSES_IN_1, _LOSES_IN_3, _OPEN = (
+    "wins at once", "wins in 3 plies", "loses at once", "loses in 1 ply", "loses in 3 plies", "open",
+)
+_EXACT_LIMIT = 6000
+"""Most positions the exact analysis of one n = 3 case may visit (else the candidate is dropped)."""
+
+
+def _wins_within(position: Position, plies: int) -> bool:
+    """Whether the side to move completes a line within ``plies`` plies (1 or 3) whatever the
+    opponent does. ``position`` has no complete line; it is restored."""
+    if position.has_winning_move():
+        return True
+    if plies < 3:
+        return False
+    mover = position.turn
+    for move in position.legal_moves():
+        position.push(move)
+        won = position.winner_after_push(move) is None and _every_reply_loses(position, plies - 1, mover)
+        position.pop()
+        if won:
+            return True
+    return False
+
+
+def _every_reply_loses(position: Position, plies: int, winner: Colour) -> bool:
+    """Whether every move of the side to move lets ``winner`` (its opponent) complete a line within
+    ``plies`` more plies (counting that move)."""
+    for reply in position.legal_moves():
+        position.push(reply)
+        result = position.winner_after_push(reply)
+        lost = result == winner if result is not None else _wins_within(position, plies - 1)
+        position.pop()
+        if not lost:
+            return False
+    return True
+
+
+def _quick_verdict(position: Position, move: Move) -> str | None:
+    """What ``move`` does within one reply: wins at once, loses at once, lets the opponent win at
+    once (``_LOSES_IN_1``), or None (the game goes on and the opponent cannot win at once)."""
+    mover = position.turn
+    position.push(move)
+    try:
+        result = position.winner_after_push(move)
+        if result == mover:
+            return _WINS_NOW
+        if result is not None:
+            return _LOSES_NOW
+        return _LOSES_IN_1 if position.has_winning_move() else None
+    finally:
+        position.pop()
+
+
+def _deep_verdict(position: Position, move: Move, try_win: bool = True) -> str:
+    """For a move that neither ends the game nor lets the opponent win at once: ``_WINS_IN_3``
+    (every reply lets the mover win at once), ``_LOSES_IN_3`` (the opponent wins by force within 3
+    plies) or ``_OPEN``."""
+    mover = position.turn
+    position.push(move)
+    try:
+        if try_win and _every_reply_loses(position, 2, mover):
+            return _WINS_IN_3
+        return _LOSES_IN_3 if _wins_within(position, 3) else _OPEN
+    finally:
+        position.pop()
+
+
+def _exact_results(position: Position, limit: int = _EXACT_LIMIT) -> dict[Move, int] | None:
+    """The exact result of each legal move for the side to move (1 win, 0 draw, -1 loss), by
+    retrograde analysis of every position reachable from ``position``; None when more than ``limit``
+    positions are reachable. "Win" means a line can be forced (repetitions and the move cap aside),
+    "draw" that neither side can force one."""
+    root = position.copy()
+    index = {root.key(): 0}
+    nodes = [root]
+    children: list[list[int]] = []
+    wins_now: list[bool] = []
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        i += 1
+        kids: list[int] = []
+        won = False
+        for move in node.legal_moves():
+            node.push(move)
+            result = node.winner_after_push(move)
+            if result is None:
+                key = node.key()
+                k = index.get(key)
+                if k is None:
+                    if len(nodes) >= limit:
+                        return None
+                    k = index[key] = len(nodes)
+                    nodes.append(node.copy())
+                kids.append(k)
+            elif result != node.turn:
+                won = True
+            node.pop()
+            if won and i > 1:  # the root's moves are all looked up below
+                break
+        children.append([] if won else kids)
+        wins_now.append(won)
+    count = len(nodes)
+    value = [0] * count  # for the side to move: 1 win, -1 loss, 0 not (yet) decided
+    parents: list[list[int]] = [[] for _ in range(count)]
+    remaining = [len(kids) for kids in children]
+    queue: list[int] = []
+    for k in range(count):
+        for child in children[k]:
+            parents[child].append(k)
+        if wins_now[k]:
+            value[k] = 1
+            queue.append(k)
+        elif not children[k]:
+            value[k] = -1  # every move completes only the opponent's line
+            queue.append(k)
+    for k in queue:  # the queue grows while it is read
+        for parent in parents[k]:
+            if value[parent]:
+                continue
+            if value[k] < 0:
+                value[parent] = 1
+                queue.append(parent)
+            else:
+                remaining[parent] -= 1
+                if not remaining[parent]:
+                    value[parent] = -1
+                    queue.append(parent)
+    results: dict[Move, int] = {}
+    for move in root.legal_moves():
+        verdict = _quick_verdict(root, move)
+        if verdict == _WINS_NOW:
+            results[move] = 1
+        elif verdict == _LOSES_NOW:
+            results[move] = -1
+        else:
+            root.push(move)
+            results[move] = -value[index[root.key()]]
+            root.pop()
+    return results
+
+
+def _moves_text(moves: frozenset[Move] | set[Move]) -> str:
+    return str(sorted(moves))
+
+
+def _tactic(position: Position, kind: str) -> tuple[frozenset[Move], str] | None:
+    """The proven answer to ``position`` as a tactic of ``kind``, with its description, or None
+    when the position does not make a case of that kind (see the proofs above)."""
+    moves = position.legal_moves()
+    me, other = position.player, PLAYERS[position.turn ^ 1]
+    if kind == "win-in-one":
+        if not position.has_winning_move():
+            return None
+        quick = {move: _quick_verdict(position, move) for move in moves}
+        wins = {m for m, v in quick.items() if v == _WINS_NOW}
+        if len(wins) > 2:
+            return None
+        for move, verdict in quick.items():
+            if verdict is None and _deep_verdict(position, move, try_win=False) != _LOSES_IN_3:
+                return None
+        return frozenset(wins), (
+            f"{me} to move wins at once; the only winning moves are {_moves_text(wins)} "
+            f"(every other move loses by force)")
+    if position.has_winning_move():
+        return None
+    quick = {move: _quick_verdict(position, move) for move in moves}
+    open_moves = [m for m, v in quick.items() if v is None]
+    if not open_moves:
+        return None
+    if kind == "win-in-three":
+        wins = set()
+        for move in open_moves:
+            verdict = _deep_verdict(position, move)
+            if verdict == _WINS_IN_3:
+                wins.add(move)
+                if len(wins) > 2:
+                    return None
+            elif verdict != _LOSES_IN_3:
+                return None
+        if not wins:
+            return None
+        return frozenset(wins), (
+            f"{me} to move wins by force in 3 plies; the only winning moves are {_moves_text(wins)} "
+            f"(every other move loses by force)")
+    # block: the opponent threatens to win at once; some moves stop it, the rest lose.
+    if len(open_moves) == len(moves) or not position.opponent_has_winning_move():
+        return None
+    holds = {m for m in open_moves if _deep_verdict(position, m, try_win=False) == _OPEN}
+    if not holds or len(holds) > 2:
+        return None
+    if position.n == 3:
+        exact = _exact_results(position)
+        if exact is None or any(exact[m] < 0 for m in holds):
+            return None
+        return frozenset(holds), (
+            f"{me} must stop {other}'s line; the only moves that do not lose are {_moves_text(holds)}")
+    return frozenset(holds), (
+        f"{me} must stop {other}'s line; every move but {_moves_text(holds)} loses by force "
+        f"({other} wins within 3 plies)")
+
+
+def _last_pebble(position: Position) -> tuple[frozenset[Move], str] | None:
+    """The proven answer when the side to move has one pebble in hand and only drops are right,
+    judged within one reply: every wrong move ends the game or lets the opponent win at once."""
+    if position.pebbles_in_hand(position.turn) != 1:
+        return None
+    moves = position.legal_moves()
+    me, other = position.player, PLAYERS[position.turn ^ 1]
+    quick = {move: _quick_verdict(position, move) for move in moves}
+    wins = {m for m, v in quick.items() if v == _WINS_NOW}
+    rest = {m for m, v in quick.items() if v is None}
+    intro = f"{me} has one pebble in hand; the only"
+    tail = f"(any other move lets {other} win at once)"
+    if wins:
+        if rest or any(m < 0 for m in wins):
+            return None
+        return frozenset(wins), f"{intro} winning moves are drops {_moves_text(wins)} {tail}"
+    if not rest or any(m < 0 for m in rest):
+        return None
+    if any(_deep_verdict(position, m, try_win=False) != _OPEN for m in rest):
+        return None
+    if position.n == 3:
+        exact = _exact_results(position)
+        if exact is None or any(exact[m] < 0 for m in rest):
+            return None
+        return frozenset(rest), f"{intro} moves that do not lose are drops {_moves_text(rest)} {tail}"
+    return frozenset(rest), f"{intro} moves that stop {other}'s line are drops {_moves_text(rest)} {tail}"
+
+
+TACTIC_KINDS = ("win-in-one", "block", "win-in-three")
+TACTICS_MAX_N = 5
+"""Largest board size with tactics cases: beyond it the 3-ply proofs are too slow to search for."""
+_ATTEMPTS = 4000
+"""Random positions tried per case before the case is left out."""
+
+
+def _slot_rng(*parts: int) -> Rng:
+    """A generator for one case, seeded by everything that names it (and nothing else), so a case
+    is the same whatever else the suite holds."""
+    seed = 0
+    for part in parts:
+        seed = (seed * 1_000_003 + part) & 0xFFFFFFFFFFFFFFFF
+    return Rng(seed)
+
+
+def _random_candidate(
+    n: int, rng: Rng, turn: Colour, spread: int, in_hand: int | None = None
+) -> Position | None:
+    """A random board, ``turn`` to move, no line yet, each column full or up to ``spread - 1``
+    cells short (lines live in the top rows); with ``in_hand``, the mover has exactly that many
+    pebbles in hand."""
+    g = geometry(n)
+    heights = [g.height - rng.randrange(spread) for _ in range(n)]
+    cells = sum(heights)
+    if in_hand is None:
+        # About as many pebbles of each colour, as in a game.
+        mine = min(max(cells // 2 + rng.randrange(5) - 2, cells - g.supply, 0), g.supply, cells)
+    else:
+        mine = g.supply - in_hand
+        if not 0 <= cells - mine <= g.supply:
+            return None
+    board = _fill_columns(n, heights, mine if turn == BLUE else cells - mine, rng.next64())
+    if board is None:
+        return None
+    position = Position(n, board, turn)
+    return position if position.winner() is None else None
+
+
+@lru_cache(maxsize=256)
+def _tactic_case(n: int, turn: Colour, kind: str, number: int, seed: int) -> Case | None:
+    player = PLAYERS[turn]
+    rng = _slot_rng(seed, n, turn, TACTIC_KINDS.index(kind), number)
+    spread = 3 if kind == "block" else 2  # the proportions that find each kind soonest
+    for _ in range(_ATTEMPTS):
+        position = _random_candidate(n, rng, turn, spread)
         if position is None:
             continue
-        wins = winning_moves(position)
-        if wins:
-            if found["win-in-one"] < wanted["win-in-one"]:
-                found["win-in-one"] += 1
-                cases.append(Case(f"n{n}-win-in-one-{found['win-in-one']}", position,
-                                  "the side to move can complete a line now", frozenset(wins)))
-            continue
-        if position.opponent_has_winning_move():
-            safe = safe_moves(position)
-            if safe and len(safe) < len(position.legal_moves()) and found["block"] < wanted["block"]:
-                found["block"] += 1
-                cases.append(Case(f"n{n}-block-{found['block']}", position,
-                                  "the opponent threatens to win next move; some moves stop it",
-                                  frozenset(safe)))
-            continue
-        if found["win-in-three"] < wanted["win-in-three"] and n <= 5:
-            three = forced_wins(position, 3)
-            if three:
-                found["win-in-three"] += 1
-                cases.append(Case(f"n{n}-win-in-three-{found['win-in-three']}", position,
-                                  "the side to move wins by force in 3 plies", frozenset(three)))
+        found = _tactic(position, kind)
+        if found is not None:
+            expected, description = found
+            return Case(f"n{n}-{player}-{kind}-{number}", position, description, expected)
+    return None
+
+
+def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[Case]:
+    """``per_kind`` cases of each kind (win at once, block, forced win in 3 plies), spread over the
+    sizes 3..TACTICS_MAX_N of ``sizes`` and over both colours, each with its proven answer.
+
+    ``expected`` is exactly the set of right moves and every other legal move is proven to lose (see
+    the proofs above), so a program is never marked down for a move that keeps the win. A case is the
+    same whatever else is asked for (its position depends only on ``seed``, its size, colour, kind
+    and number), and ids name all four, e.g. ``n3-x-win-in-three-1``.
+    """
+    usable = tuple(dict.fromkeys(n for n in sizes if 3 <= n <= TACTICS_MAX_N))
+    cases: list[Case] = []
+    if not usable:
+        return cases
+    for kind_index, kind in enumerate(TACTIC_KINDS):
+        for k in range(per_kind):
+            size_index, i = k % len(usable), k // len(usable)
+            turn = (i + size_index + kind_index) % 2
+            case = _tactic_case(usable[size_index], turn, kind, i // 2 + 1, seed)
+            if case is not None:
+                cases.append(replace(case, position=case.position.copy()))
+    return cases
+
+
+def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
+    """A position built for the mover's last pebble, for any n >= 2: every column full but one with
+    a single empty cell on top; dropping there completes the mover's line (that column's top n cells,
+    or the diagonal from that corner); the opponent, with no pebble in hand, threatens to rotate a
+    column whose top n cells then all become its own; whatever else is on the board is random.
+    Returned only when ``_last_pebble`` proves it (else None)."""
+    g = geometry(n)
+    top = g.height - 1
+    mine, theirs = PLAYERS[turn], PLAYERS[turn ^ 1]
+    if n < 2:
+        return None
+    column = rng.randrange(n)
+    fixed: dict[tuple[int, int], str] = {}
+    if column in (0, n - 1) and rng.randrange(2):
+        # The diagonal from the top of this corner column down to height 3 of the other corner.
+        step = 1 if column == 0 else -1
+        for i in range(n):
+            fixed[(column + step * i, top - i)] = mine
+        threat = n - 1 - column
+    else:
+        for h in range(3, top):
+            fixed[(column, h)] = mine
+        threat = rng.choice([c for c in range(n) if c != column])
+    # Rotating the threat column brings heights 4..top down to 3..top - 1 and its bottom pebble to
+    # the top: all the opponent's, so its column line is complete.
+    for h in [0] + list(range(4, top + 1)):
+        if fixed.get((threat, h), theirs) != theirs:
+            return None
+        fixed[(threat, h)] = theirs
+    if fixed.get((threat, 3), mine) != mine:
+        return None
+    fixed[(threat, 3)] = mine
+    free = [(c, h) for c in range(n) for h in range(g.height)
+            if (c, h) not in fixed and (c, h) != (column, top)]
+    mine_left = g.supply - 1 - sum(1 for v in fixed.values() if v == mine)
+    theirs_left = g.supply - sum(1 for v in fixed.values() if v == theirs)
+    if mine_left < 0 or theirs_left < 0 or mine_left + theirs_left != len(free):
+        return None
+    colours = [mine] * mine_left + [theirs] * theirs_left
+    for i in range(len(colours) - 1, 0, -1):
+        j = rng.randrange(i + 1)
+        colours[i], colours[j] = colours[j], colours[i]
+    fixed.update(zip(free, colours))
+    board = "".join(fixed.get((c, g.height - 1 - r), ".") for r in range(g.height) for c in range(n))
+    position = Position(n, board, turn)
+    if position.winner() is not None or position.pebbles_in_hand(turn) != 1:
+        return None
+    return position
+
+
+@lru_cache(maxsize=256)
+def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case | None:
+    rng = _slot_rng(seed, n, turn, 99, number)
+    searched = _ATTEMPTS if 3 <= n <= TACTICS_MAX_N else 0
+    tries = (_random_candidate(n, rng, turn, 2 + number % 2, in_hand=1) for _ in range(searched))
+    for position in tries:  # then built positions, for large boards or if the search found none
+        if position is not None and (found := _last_pebble(position)) is not None:
+            break
+    else:
+        found = None
+        for _ in range(200):
+            position = _constructed_last_pebble(n, turn, rng)
+            if position is not None and (found := _last_pebble(position)) is not None:
+                break
+    if found is None or position is None:
+        return None
+    expected, description = found
+    return Case(f"n{n}-{PLAYERS[turn]}-last-pebble-{number}", position, description, expected)
+
+
+def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1) -> list[Case]:
+    """For each size of ``sizes`` and each colour, ``per_colour`` positions where the side to move
+    has exactly one pebble in hand and only dropping it is right: the drops in ``expected`` win at
+    once, or are the only moves that stop the opponent's line; every other move (every rotation
+    among them) ends the game for the opponent or lets it win at once. Catches a program that
+    miscounts its supply by one and never drops its last pebble.
+
+    Sizes 3..TACTICS_MAX_N use random positions found by search, larger ones built positions (the
+    same proofs check both). Ids look like ``n5-o-last-pebble-1``.
+    """
+    cases: list[Case] = []
+    for n in dict.fromkeys(sizes):
+        for number in range(1, per_colour + 1):
+            for turn in (BLUE, RED):
+                case = _last_pebble_case(n, turn, number, seed)
+                if case is not None:
+                    cases.append(replace(case, position=case.position.copy()))
     return cases
 
 
