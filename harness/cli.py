@@ -423,6 +423,8 @@ def validate(
     html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show warnings in full.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+    concurrency: Annotated[Optional[int], typer.Option(
+        min=1, max=16, help="Programs run at once (default: 2, or 1 on a one-core machine).")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     max_file_mb: MaxFileOption = 64,
     max_processes: MaxProcessesOption = 64,
@@ -445,6 +447,7 @@ def validate(
         count = games if games is not None else (1 if quick else 2)
         return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick,
                         allow_fractional_time=allow_fractional_time,
+                        concurrency=concurrency or max(1, min(2, os.cpu_count() or 1)),
                         file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)

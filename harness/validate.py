@@ -12,11 +12,12 @@ import math
 import shlex
 import statistics
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.engines import EngineSpec, builtin_engine
-from harness.games.betsy import Position, initial_position
+from harness.games.betsy import Position, PositionError, initial_position
 from harness.match import play_game, score_for_x
 from harness.positions import (
     Case,
@@ -25,6 +26,7 @@ from harness.positions import (
     near_full_position,
     no_pebbles_position,
     random_position,
+    last_pebble_suite,
     tactics_suite,
 )
 from harness.protocol import Verdict
@@ -34,6 +36,8 @@ CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
 REQUIRED = ("protocol", "rules", "time", "robustness")
 """Categories that decide the exit status."""
 REFERENCE_ELO = {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0}
+ADJUDICATION_WIN = 990_000
+"""A search score at least this large is a proven win (engines/search/alphabeta.py: WIN - plies)."""
 """Approximate ratings of the reference engines (random = 0), from tournaments at n = 5, 1 s/move:
 greedy scored 36/40 against random, alphabeta 38/40 against greedy."""
 SEED_BOARD = "...x..o.ox.oxxxoxo"
@@ -129,6 +133,8 @@ class Settings:
     """Games against each reference engine (colours alternate)."""
     quick: bool = False
     grace: float = 0.5
+    concurrency: int = 1
+    """Single-position checks run at once (each a separate process of the program)."""
     allow_fractional_time: bool = False
     sandbox: bool = False
     """Run the program (and the reference engines) in the sandbox; resolve the mode first."""
@@ -150,6 +156,8 @@ class Validator:
                              file_bytes=settings.file_bytes, processes=settings.processes)
         self.calls: list[tuple[str, CallResult]] = []
         self.progress = progress or (lambda _text: None)
+        self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
+        self.pending: list[Future[None]] = []
 
     # --- one call -----------------------------------------------------------------------------
 
@@ -167,7 +175,23 @@ class Validator:
 
     def check(self, check_id: str, position: Position, expected: str,
               judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> Check:
-        """Ask about ``position``; by default a check passes when the verdict is ok."""
+        """Ask about ``position``; by default a check passes when the verdict is ok.
+
+        The call runs in the validator's pool (``Settings.concurrency`` at a time): the Check is
+        filled in when it is done, and ``settle()`` waits for every one asked so far."""
+        check = Check(check_id, False, "not judged: not run", judged=False)
+        self.pending.append(self.pool.submit(self._run_check, check, position, expected, judge))
+        return check
+
+    def settle(self) -> None:
+        """Wait for every check asked so far."""
+        for future in self.pending:
+            future.result()
+        self.pending.clear()
+
+    def _run_check(self, check: Check, position: Position, expected: str,
+                   judge: Callable[[CallResult], tuple[bool, str, bool]] | None) -> None:
+        check_id = check.id
         self.progress(check_id)
         result = self.call(position)
         judged = result.verdict not in (Verdict.TIME, Verdict.FAILED_TO_START)
@@ -180,11 +204,13 @@ class Validator:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
-        return Check(
+        filled = Check(
             check_id, passed, detail, warning, shlex.join(result.argv), position.board(), position.n,
             position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
             round(result.seconds, 3), judged,
         )
+        for name in check.__dataclass_fields__:
+            setattr(check, name, getattr(filled, name))
 
     # --- categories ---------------------------------------------------------------------------
 
@@ -228,6 +254,7 @@ class Validator:
             **evidence))
         empty = initial_position(5)
         category.checks.append(self.check("first-move-n5", empty, "any legal move and its board"))
+        self.settle()
         category.summary = _summary(category)
         return category
 
@@ -260,6 +287,10 @@ class Validator:
                     if asked.winner() is not None:
                         continue
                     category.checks.append(self.check(f"n{n}-{player}-{name}", asked, expected))
+        for case in last_pebble_suite(tuple(n for n in self.settings.sizes if n >= 3) or (3,)):
+            category.checks.append(self.check(
+                case.id, case.position, f"{case.description}", _tactic_judge(case)))
+        self.settle()
         category.summary = _summary(category)
         return category
 
@@ -280,6 +311,7 @@ class Validator:
         for name, position in cases:
             if position is not None:
                 category.checks.append(self.check(name, position, "any legal move and its exact board"))
+        self.settle()
         category.summary = _summary(category)
         return category
 
@@ -291,6 +323,7 @@ class Validator:
             category.checks.append(self.check(
                 case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
                 _tactic_judge(case)))
+        self.settle()
         category.summary = _summary(category)
         return category
 
@@ -338,45 +371,177 @@ class Validator:
         return category
 
     def strength(self) -> tuple[Category, dict[str, Any]]:
+        """Two measures that separate programs in the same time: the share of value-keeping moves
+        on solved n = 3 positions (one call each), and short games against the reference engines,
+        adjudicated at the ply cap by a deeper search instead of drawn."""
         category = Category("strength")
+        summary: dict[str, Any] = {}
+        self._exact(category, summary)
+        if self.settings.games > 0:
+            self._games(category, summary)
+        parts = []
+        if "exact" in summary and summary["exact"]["asked"]:
+            exact = summary["exact"]
+            parts.append(f"keeps the value in {exact['kept']}/{exact['asked']} solved n = 3 positions "
+                         f"(random {exact['random_share']:.0%})")
+        if "elo" in summary:
+            low, high = summary["elo_interval"]
+            parts.append(f"performance {summary['elo']:+.0f} Elo [{low:+.0f}, {high:+.0f}] over "
+                         f"{len(summary['games'])} games (random = 0, greedy ~ +370, alphabeta ~ +860)")
+        category.summary = "; ".join(parts) or "not played (--games 0, and no n = 3 tables)"
+        return category, summary
+
+    def _exact(self, category: Category, summary: dict[str, Any]) -> None:
+        from harness.exact import VALUE_WORDS, exact_suite, open_table, value_after
+
+        table = open_table()
+        if table is None:
+            category.checks.append(Check(
+                "n3-value-keeping", False, "not judged: the exact n = 3 tables are not built here "
+                "(scripts/build_tablebase.py builds them in about 10 s)", judged=False))
+            return
+        try:
+            cases = exact_suite(table, 10 if self.settings.quick else 24)
+            kept = 0
+
+            def asked(index: int) -> CallResult:
+                self.progress(f"n3-value-{index + 1}")
+                return self.call(cases[index].position)
+
+            answers = list(self.pool.map(asked, range(len(cases))))
+            for index, (case, result) in enumerate(zip(cases, answers), 1):
+                check_id = f"n3-value-{index}"
+                moves = sorted(case.keeping)
+                expected = (f"the position is {VALUE_WORDS[case.value]} for {case.position.player}; "
+                            f"the moves that keep it so are {moves}")
+                if not result.ok:
+                    detail = f"not judged: {result.verdict.value}: {result.detail}"
+                    judged = False
+                    keeps = False
+                else:
+                    assert result.move is not None
+                    after = value_after(table, case.position, result.move)
+                    keeps = result.move in case.keeping
+                    judged = True
+                    detail = (f"played {result.move}: keeps the position {VALUE_WORDS[case.value]}" if keeps else
+                              f"played {result.move}: the position becomes {VALUE_WORDS[after]} for "
+                              f"{case.position.player}; {expected}")
+                kept += keeps
+                category.checks.append(Check(
+                    check_id, keeps, detail, False, shlex.join(result.argv), case.position.board(), 3,
+                    case.position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
+                    round(result.seconds, 3), judged))
+            summary["exact"] = {
+                "asked": len(cases), "kept": kept,
+                "random_share": round(sum(len(c.keeping) / c.legal for c in cases) / max(len(cases), 1), 3),
+            }
+        finally:
+            table.close()
+
+    def _games(self, category: Category, summary: dict[str, Any]) -> None:
+        assert self.engine is not None
         n = 5 if 5 in self.settings.sizes else self.settings.sizes[0]
         opponents = ["random", "greedy"] if self.settings.quick else ["random", "greedy", "alphabeta"]
-        max_plies = 20 if self.settings.quick else 40
-        results: list[tuple[str, float]] = []
-        summary: dict[str, Any] = {"n": n, "max_plies": max_plies, "opponents": {}}
-        if self.engine is None:
-            category.checks.append(Check("matches", False, f"not played: {self.start_problem}"))
-            category.summary = "not played: the program cannot be started"
-            return category, summary
-        if self.settings.games == 0:
-            category.summary = "not played (--games 0)"
-            return category, summary
+        max_plies = 16 if self.settings.quick else 30
         student = EngineSpec("student", self.engine.command, self.engine.program, self.engine.extra_args)
-        for name in opponents:
+        results: list[tuple[float, float]] = []
+        games: list[dict[str, Any]] = []
+        summary.update(n=n, max_plies=max_plies, games=games, opponents={})
+        def play(task: tuple[str, int]) -> tuple[Any, dict[str, Any] | None, bool]:
+            name, game = task
             opponent = builtin_engine(name)
-            points = 0.0
-            games = self.settings.games
-            faults: list[str] = []
-            for game in range(games):
-                x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
-                self.progress(f"strength: game {game + 1}/{games} against {name}")
-                record = play_game(x, o, n, self.settings.seconds, max_plies=max_plies, limits=self.limits)
-                score = score_for_x(record.result)
-                mine = score if x is student else 1 - score
-                points += mine
-                results.append((name, mine))
-                if record.fault is not None and record.fault.engine == "student":
-                    faults.append(f"{record.fault.verdict}: {record.fault.detail}")
-            summary["opponents"][name] = {"games": games, "points": points, "faults": faults}
+            x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
+            self.progress(f"strength: game {game + 1}/{self.settings.games} against {name}")
+            record = play_game(x, o, n, self.settings.seconds, max_plies=max_plies, limits=self.limits)
+            adjudication = self._adjudicate(record) if record.termination == "max-plies" else None
+            return record, adjudication, x is student
+
+        tasks = [(name, game) for name in opponents for game in range(self.settings.games)]
+        for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
+            score = score_for_x(adjudication["result"] if adjudication else record.result)
+            mine = score if as_x else 1 - score
+            results.append((REFERENCE_ELO[name], mine))
+            games.append({
+                "opponent": name, "student_plays": "x" if as_x else "o", "score": mine,
+                "result": record.result, "termination": record.termination, "reason": record.reason,
+                "adjudication": adjudication, "plies": record.plies, "start_board": record.start_board,
+                "moves": [[m.player, m.move, m.board, m.verdict, m.seconds] for m in record.moves],
+            })
+        for name in opponents:
+            mine = [entry for entry in games if entry["opponent"] == name]
+            points = sum(entry["score"] for entry in mine)
+            summary["opponents"][name] = {"games": self.settings.games, "points": points}
             category.checks.append(Check(
                 f"vs-{name}", True,
-                f"{points:g}/{games} against {name} (n = {n}, {self.settings.seconds} s/move, "
-                f"at most {max_plies} plies)" + (f"; lost by {faults[0]}" if faults else ""),
+                f"{points:g}/{self.settings.games} against {name}: {'; '.join(_game_end(e) for e in mine)}",
                 expected="information only"))
-        elo = performance_rating([(REFERENCE_ELO[name], score) for name, score in results])
-        summary["elo"] = round(elo, 0)
-        category.summary = f"performance about {elo:+.0f} Elo (random = 0, greedy ~ +370, alphabeta ~ +860)"
-        return category, summary
+        elo, (low, high) = performance_interval(results)
+        summary.update(elo=round(elo), elo_interval=[round(low), round(high)])
+
+    def _adjudicate(self, record: Any) -> dict[str, Any]:
+        """The result of a game stopped at the ply cap, by a deeper search of its last position:
+        a proven win or loss counts; otherwise a lead worth a line one pebble short wins; else a draw."""
+        position = Position.from_text(record.n, record.moves[-1].player, record.moves[-1].board or "")
+        position.turn = 1 - position.turn  # the side to move after the last move
+        judge = builtin_engine("alphabeta", {"depth": 12})
+        result = ask(judge.command, position, 1, self.limits, judge.extra_args + ("--info",))
+        scores = [int(line.split(" score ")[1].split()[0]) for line in result.stderr_tail.splitlines()
+                  if line.startswith("info depth ") and " score " in line and "(partial)" not in line]
+        if not scores:
+            return {"result": "1/2-1/2", "score": None, "why": "no search result: draw"}
+        score = scores[-1]
+        mover = position.player
+        other = "o" if mover == "x" else "x"
+        lead = 4 ** (record.n - 1)
+        if score >= ADJUDICATION_WIN or score >= lead:
+            winner, why = mover, "proven win" if score >= ADJUDICATION_WIN else f"lead of {score} >= {lead}"
+        elif score <= -ADJUDICATION_WIN or score <= -lead:
+            winner, why = other, "proven win" if score <= -ADJUDICATION_WIN else f"lead of {-score} >= {lead}"
+        else:
+            return {"result": "1/2-1/2", "score": score, "why": f"|score| {abs(score)} < {lead}: draw"}
+        return {"result": "1-0" if winner == "x" else "0-1", "score": score, "why": f"{winner} wins: {why}"}
+
+
+def _judge_last_pebbles(rules: Category, tactics: Category) -> None:
+    """A missed last-pebble drop is a rules fault only for a program that takes such chances
+    elsewhere (it wins at once, or stops a line, in the tactics positions): then it did not see its
+    last pebble, an off-by-one on the supply. A program that never does tells nothing here."""
+    kinds = {"win": "-win-in-one-", "stop": "-block-"}
+    for check in rules.checks:
+        if "-last-pebble-" not in check.id or not check.judged or check.passed:
+            continue
+        kind = "win" if "winning" in check.expected else "stop"
+        elsewhere = [c for c in tactics.checks if kinds[kind] in c.id and c.judged]
+        if elsewhere and all(c.passed for c in elsewhere):
+            check.detail += (f"; the program {'wins at once' if kind == 'win' else 'stops lines'} in the "
+                             f"tactics positions, so it does not see its last pebble (its supply count is "
+                             f"off by one?)")
+        else:
+            check.judged = False
+            check.detail = (f"not judged: {check.detail}; the program does not "
+                            f"{'take wins in one' if kind == 'win' else 'stop lines'} in the tactics "
+                            f"positions either, so this says nothing about its supply")
+    rules.summary = _summary(rules)
+
+
+def _game_end(entry: dict[str, Any]) -> str:
+    colour = entry["student_plays"]
+    if entry["adjudication"]:
+        return f"as {colour}, {entry['plies']} plies, adjudicated {entry['adjudication']['why']}"
+    return f"as {colour}, {entry['reason']}"
+
+
+def performance_interval(results: list[tuple[float, float]], prior_games: float = 1.0) -> tuple[float, tuple[float, float]]:
+    """The performance rating and its 95% interval (from the likelihood's curvature)."""
+    elo = performance_rating(results, prior_games)
+    if not results:
+        return elo, (elo, elo)
+    mean = sum(r for r, _ in results) / len(results)
+    data = results + [(mean, 0.5)] * int(prior_games * 2) if prior_games else results
+    scale = math.log(10) / 400
+    information = sum(p * (1 - p) for p in (1 / (1 + 10 ** ((r - elo) / 400)) for r, _ in data)) * scale * scale
+    half = 1.96 / math.sqrt(information) if information > 0 else math.inf
+    return elo, (elo - half, elo + half)
 
 
 def _position_n(argv: tuple[str, ...]) -> int:
@@ -449,6 +614,13 @@ def validate(
 ) -> ValidationReport:
     """Run every category; ``engine`` None means the program cannot be started (``start_problem``)."""
     validator = Validator(engine, program, settings, start_problem, progress)
+    try:
+        return _validate(validator, program)
+    finally:
+        validator.pool.shutdown(wait=True)
+
+
+def _validate(validator: Validator, program: str) -> ValidationReport:
     categories: dict[str, Category] = {"protocol": validator.protocol()}
     strength: dict[str, Any] = {}
     if not any(result.move is not None for _, result in validator.calls):
@@ -462,8 +634,9 @@ def validate(
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
-        categories["time"] = validator.time()
+        _judge_last_pebbles(categories["rules"], categories["tactics"])
         categories["strength"], strength = validator.strength()
+        categories["time"] = validator.time()
     ordered = {name: categories[name] for name in CATEGORIES}
     failing = [name for name in REQUIRED if ordered[name].status == "fail"]
     unjudged = [name for name in REQUIRED if ordered[name].status == "not judged"]
@@ -531,6 +704,8 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
     for name, category in report.categories.items():
         for check in category.checks:
+            if name == "strength" and not verbose:
+                continue  # information, not faults: every move is in --json and --html
             if check.judged and (not check.passed or (check.warning and verbose)):
                 groups.setdefault((("warning " if check.passed else "") + name, _same_cause(check)), []).append(
                     (name, check))
@@ -575,14 +750,32 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _program_and_expected(check: Check) -> tuple[str, str] | None:
+    """(board the program printed, board its move gives) for a check with an answer, if both known."""
+    from harness.protocol import parse_answer_line
+
+    answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
+    if answer is None or not check.board or not check.n:
+        return None
+    try:
+        position = Position.from_text(check.n, check.player, check.board)
+        if position.illegal_reason(answer[0]) is not None:
+            return answer[1], ""
+        return answer[1], position.after(answer[0]).board()
+    except (ValueError, PositionError):
+        return None
+
+
 def render_html(report: ValidationReport) -> str:
-    """A self-contained page: verdict, categories, every check with its evidence and boards drawn."""
+    """A self-contained page: verdict, a summary table, every check with its evidence (the position,
+    the program's board beside the right one, columns numbered), and the strength games."""
     from html import escape
 
-    def board_html(board: str, n: int) -> str:
-        if not board or not n:
+    def board_html(board: str, n: int, caption: str = "") -> str:
+        if not board or not n or len(board) % n:
             return ""
-        rows = []
+        numbers = "".join(f"<th>{column}</th>" for column in range(1, n + 1))
+        rows = [f"<tr>{numbers}</tr>"]
         for r in range(len(board) // n):
             cells = "".join(
                 f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if r < len(board) // n - 3 else ""}">'
@@ -590,33 +783,52 @@ def render_html(report: ValidationReport) -> str:
                 for ch in board[r * n:(r + 1) * n]
             )
             rows.append(f"<tr>{cells}</tr>")
-        return f'<table class="board">{"".join(rows)}</table>'
+        head = f"<caption>{escape(caption)}</caption>" if caption else ""
+        return f'<table class="board">{head}{"".join(rows)}</table>'
 
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>Betsy validation</title><style>",
         "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}",
-        ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}",
-        "table.board{border-collapse:collapse;margin:.3em 0}",
+        ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}.unjudged{color:#666}",
+        "table.board{border-collapse:collapse;margin:.3em 1em .3em 0;display:inline-table;vertical-align:top}",
         "table.board td{width:1.3em;height:1.3em;border:1px solid #999;text-align:center;font-size:1.1em}",
+        "table.board th{font-size:.75em;color:#555;font-weight:normal}caption{font-size:.8em}",
         "td.top{background:#f4f1e4}td.x{color:#1e50c8}td.o{color:#c81e1e}",
+        "table.summary{border-collapse:collapse}table.summary td,table.summary th{border:1px solid #ccc;"
+        "padding:.2em .6em;text-align:left}",
         "details{margin:.2em 0 .2em 1em}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}",
         "</style></head><body>",
         f"<h1>Betsy validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
         f"<p class='{'pass' if report.passed else 'fail'}'><b>{escape(report.verdict)}</b></p>",
+        "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
     ]
+    css_of = {"pass": "pass", "fail": "fail", "not judged": "unjudged"}
     for name, category in report.categories.items():
-        status = "pass" if category.passed else "fail"
-        parts.append(f"<h2 class='{status}'>{escape(name)}: {escape(category.summary)}</h2>")
+        status = "info" if name == "strength" and category.judged else category.status
+        parts.append(f"<tr><td><a href='#{name}'>{escape(name)}</a></td><td class='{css_of.get(category.status)}'>"
+                     f"{escape(status)}</td><td>{escape(category.summary)}</td></tr>")
+    parts.append("</table>")
+    for name, category in report.categories.items():
+        parts.append(f"<h2 id='{name}' class='{css_of[category.status]}'>{escape(name)}: "
+                     f"{escape(category.summary)}</h2>")
         for check in category.checks:
-            css = "fail" if not check.passed else "warn" if check.warning else "pass"
-            mark = "✗" if not check.passed else "!" if check.warning else "✓"
-            parts.append(f"<details{' open' if not check.passed else ''}><summary class='{css}'>"
-                         f"{mark} {escape(check.id)}: {escape(check.detail)}</summary>")
+            css = ("unjudged" if not check.judged else "fail" if not check.passed
+                   else "warn" if check.warning else "pass")
+            mark = {"unjudged": "–", "fail": "✗", "warn": "!", "pass": "✓"}[css]
+            parts.append(f"<details{' open' if css == 'fail' and name != 'strength' else ''}>"
+                         f"<summary class='{css}'>{mark} {escape(check.id)}: {escape(check.detail)}</summary>")
             if check.command:
                 parts.append(f"<p>Command:</p><pre>{escape(check.command)}</pre>")
             if check.board:
                 parts.append(f"<p>Position: n = {check.n}, {escape(check.player)} to move "
-                             f"(shaded: the top n rows)</p>{board_html(check.board, check.n)}")
+                             f"(shaded: the top n rows, where lines count)</p>")
+                parts.append(board_html(check.board, check.n, "asked"))
+                boards = _program_and_expected(check)
+                if boards is not None:
+                    printed, right = boards
+                    parts.append(board_html(printed, check.n, "the program's board"))
+                    parts.append(board_html(right, check.n, "the board its move gives") if right
+                                 else "<p>(its move is not legal here)</p>")
             if check.printed:
                 parts.append(f"<p>Printed (last lines):</p><pre>{escape(chr(10).join(check.printed))}</pre>")
             if check.stderr.strip():
@@ -624,5 +836,19 @@ def render_html(report: ValidationReport) -> str:
             if check.expected:
                 parts.append(f"<p>Expected: {escape(check.expected)}</p>")
             parts.append("</details>")
+    games = report.strength.get("games") or []
+    if games:
+        parts.append("<h2 id='games'>Strength games</h2>")
+    for number, game in enumerate(games, 1):
+        end = (f"adjudicated at the ply cap: {game['adjudication']['why']}" if game["adjudication"]
+               else game["reason"])
+        parts.append(f"<details><summary>game {number}: the program as {game['student_plays']} against "
+                     f"{escape(game['opponent'])}, score {game['score']:g}; {escape(end)}</summary><ol>")
+        for player, move, board, verdict, seconds in game["moves"]:
+            parts.append(f"<li>{player}: {escape(str(move))} ({seconds:.2f} s, {escape(verdict)}) "
+                         f"<code>{escape(board or '')}</code></li>")
+        parts.append("</ol>")
+        last = next((board for *_, board, _verdict, _seconds in reversed(game["moves"]) if board), "")
+        parts.append(board_html(last, report.strength.get("n", 0), "final board") + "</details>")
     parts.append("</body></html>")
     return "\n".join(parts)

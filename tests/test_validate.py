@@ -42,6 +42,7 @@ def first_failure(report: dict, category: str) -> dict:
         ("rotates_wrong_way.py", {"rules", "robustness", "tactics"}, 1),
         ("hardcoded_n5.py", {"protocol", "rules", "robustness", "tactics"}, 1),
         ("ignores_clock.py", {"time", "tactics"}, 1),
+        ("last_pebble_off_by_one.py", {"rules", "tactics"}, 1),
     ],
 )
 def test_sample_student_fails_exactly_the_expected_categories(
@@ -56,7 +57,8 @@ def test_sample_student_fails_exactly_the_expected_categories(
 
 def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not_judged() -> None:
     _, report = validate(f"python3 {STUDENTS / 'ignores_clock.py'}")
-    unjudged = [c for c in report["categories"]["rules"]["checks"] if c["status"] == "not judged"]
+    unjudged = [c for c in report["categories"]["rules"]["checks"]
+                if c["status"] == "not judged" and "last-pebble" not in c["id"]]
     assert unjudged and all(c["detail"] == "not judged: no answer within 1 s (counted under time)"
                             for c in unjudged)
     assert all(c["n"] >= 8 for c in unjudged)  # it sleeps n * 0.2 s: too slow from n = 8
@@ -64,6 +66,19 @@ def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not
     time = report["categories"]["time"]
     assert time["status"] == "fail"
     assert time["checks"][0]["detail"].endswith("calls ran past 1 s + grace with no answer")
+
+
+def test_a_student_that_never_drops_its_last_pebble_fails_rules_and_a_weak_one_is_not_blamed() -> None:
+    _, report = validate(f"python3 {STUDENTS / 'last_pebble_off_by_one.py'}")
+    missed = [c for c in report["categories"]["rules"]["checks"] if c["status"] == "fail"]
+    assert missed and all("-last-pebble-" in c["id"] for c in missed)
+    assert all(c["detail"].endswith("so it does not see its last pebble (its supply count is off by one?)")
+               for c in missed)
+    # A random mover misses such drops too, but it takes no wins anywhere: not a supply fault.
+    _, report = validate(f"python3 {STUDENTS / 'random_legal.py'}")
+    pebbles = [c for c in report["categories"]["rules"]["checks"] if "-last-pebble-" in c["id"]]
+    assert {c["status"] for c in pebbles} <= {"pass", "not judged"}
+    assert report["categories"]["rules"]["status"] == "pass"
 
 
 def test_student_ignoring_the_supply_is_caught_dropping_with_no_pebble_in_hand() -> None:
