@@ -20,7 +20,7 @@ except ImportError:  # typer before 0.20 runs on click itself
 
 from harness.errors import HarnessError, StoreError, UsageError
 from harness.games.betsy import MAX_N, PLAYERS, Position, PositionError, size_problem
-from harness.protocol import MAX_GRACE, MAX_SECONDS
+from harness.protocol import MAX_GRACE
 from harness.sandbox import SandboxMode
 
 TYPE_CHECKING = False

@@ -239,3 +239,17 @@ def test_fractional_time_follows_the_same_rule_as_match() -> None:
     code, report = validate(f"python3 {FAKES / 'echoes_seconds.py'}", "--time", "0.5", "--allow-fractional-time",
                             "--n", "3")
     assert report["categories"]["protocol"]["checks"][0]["command"].endswith(" 0.5")
+
+
+def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_kill() -> None:
+    code, report = validate(f"python3 {STUDENTS / 'prints_until_killed.py'}", "--n", "3")
+    assert code == 0  # killed after answering: warnings, not faults
+    time = report["categories"]["time"]
+    calls = len([c for name in ("protocol", "rules", "robustness", "tactics")
+                 for c in report["categories"][name]["checks"] if c["command"]]) - 4  # protocol shares one
+    assert time["status"] == "pass"
+    assert f"killed at the deadline {calls} of {calls} calls" in time["summary"]
+    worst = float(time["summary"].split("answers after ")[1].split(" s at worst")[0])
+    assert 1.0 <= worst <= 1.5  # its last answer came just before the kill at 1 s + 0.5 s grace
+    killed = next(c for c in time["checks"] if c["id"] == "exits-by-itself")
+    assert killed["warning"] and killed["detail"].startswith(f"{calls} of {calls} calls were still running")
