@@ -191,6 +191,29 @@ def test_html_report_is_written_with_boards(tmp_path: Path) -> None:
     html = page.read_text()
     assert html.startswith("<!doctype html>")
     assert "<table class=\"board\">" in html and "Betsy validation" in html
+    assert "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>" in html
+    assert "<tr><th>1</th><th>2</th><th>3</th></tr>" in html  # numbered columns
+
+
+def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    code, report = validate(f"python3 {STUDENTS / 'rotates_wrong_way.py'}", "--n", "3", "--html", str(page))
+    assert code == 1
+    html = page.read_text()
+    check = first_failure(report, "rules")
+    move, printed = check["printed"][-1].split()
+    from harness.games.betsy import Position
+
+    right = Position.from_text(3, check["player"], check["board"]).after(int(move)).board()
+    assert printed != right
+    section = html.split(f"<summary class='fail'>✗ {check['id']}: ")[1].split("</details>")[0]
+    assert section.startswith(f"board-mismatch: move {move} gives {right}, but the engine printed {printed}")
+    boards = section.split("<caption>")[1:]
+    assert [board.split("</caption>")[0] for board in boards] == [
+        "asked", "the program&#x27;s board", "the board its move gives"]
+    drawn = ["".join("x" if 'class="x' in cell else "o" if 'class="o' in cell else "."
+                     for cell in board.split("<td")[1:]) for board in boards]
+    assert drawn == [check["board"], printed, right]
 
 
 @pytest.mark.parametrize("args", [["--n", "3,x"], ["--time", "0"], ["--games", "-1"]])
