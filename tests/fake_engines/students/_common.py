@@ -65,3 +65,20 @@ def winner(n, columns, mover):
 def answer(n, move, columns):
     print(f"{move} {encode(n, columns)}")
     sys.stdout.flush()
+
+
+def one_ply_choice(n, player, columns, candidates):
+    """A winning move if one of ``candidates`` wins, else the first that leaves the opponent no
+    immediate win, else the first candidate."""
+    other = "o" if player == "x" else "x"
+    safe = []
+    for move in candidates:
+        after = play(n, player, columns, move)
+        who = winner(n, after, player)
+        if who == player:
+            return move
+        if who is None:
+            d, r = moves(n, other, after)
+            if not any(winner(n, play(n, other, after, reply), other) == other for reply in d + r):
+                safe.append(move)
+    return safe[0] if safe else candidates[0]
