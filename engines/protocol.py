@@ -13,7 +13,7 @@ import sys
 import time
 
 from harness.games.betsy import Move, Position, PositionError
-from harness.rng import Rng
+from harness.rng import Rng as Rng  # re-exported: engines take their generator from here
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -99,7 +99,6 @@ def build(n: int = 3, win_priority: str = "mover", path: str | Path | None = Non
     g = geometry(n)
     height, supply = g.height, g.supply
     radix = 1 << (height + 1)
-    codes = np.arange(radix)
     col_height = np.zeros(radix, dtype=np.int64)
     col_o = np.zeros(radix, dtype=np.int64)
     col_x = np.zeros(radix, dtype=np.int64)

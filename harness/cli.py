@@ -16,7 +16,7 @@ import typer
 try:
     from typer._click import exceptions as click_exceptions
 except ImportError:  # typer before 0.20 runs on click itself
-    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+    from click import exceptions as click_exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 from harness.errors import HarnessError, StoreError, UsageError
 from harness.games.betsy import MAX_N, PLAYERS, Position, PositionError, size_problem
@@ -95,8 +95,8 @@ def moves(
     if already is not None:
         typer.echo(f"note: {PLAYERS[already]} already has a line here; the game is over")
     width = max(len(str(m)) for m, _, _ in rows)
-    for move, child_board, winner in rows:
-        effect = "game goes on" if winner is None else f"{winner} wins"
+    for move, child_board, winner_name in rows:
+        effect = "game goes on" if winner_name is None else f"{winner_name} wins"
         kind = "drop  " if move > 0 else "rotate"
         typer.echo(f"{move:>{width}}  {kind} {abs(move):<{len(str(position.n))}}  {child_board}  {effect}")
 
@@ -239,7 +239,7 @@ def _setup_logging(log_path: Path, verbose: bool) -> None:
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     root.addHandler(file_handler)
     if verbose:
-        from tqdm.contrib.logging import _TqdmLoggingHandler
+        from tqdm.contrib.logging import _TqdmLoggingHandler  # type: ignore[attr-defined]
 
         console = _TqdmLoggingHandler()
         console.setFormatter(logging.Formatter("%(levelname)s %(message)s"))

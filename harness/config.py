@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import pydantic
@@ -66,7 +67,7 @@ class _Tournament(_Strict):
     win_priority: Literal["mover", "blue"] = "mover"
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
-    openings: _Openings = pydantic.Field(default_factory=_Openings)
+    openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
     sandbox: Literal["auto", "required", "off"] = "auto"
     max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
@@ -246,7 +247,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
     seen: set[object] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, (str, int, float, bool)) and key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -256,7 +257,7 @@ def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, 
 
 
 _UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping  # type: ignore[arg-type]
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
 )
 
 
@@ -362,7 +363,7 @@ def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[Engin
 _OPTION_WORDS = {int: "a whole number", float: "a number", bool: "true or false"}
 
 
-def _option_problems(key: str, builtin: str, options: dict[str, object]) -> list[str]:
+def _option_problems(key: str, builtin: str, options: Mapping[str, object]) -> list[str]:
     """A built-in's options checked against the ones it declares (harness.engines.BUILTIN_OPTIONS)."""
     declared = BUILTIN_OPTIONS.get(builtin, {})
     problems = []
@@ -377,7 +378,7 @@ def _option_problems(key: str, builtin: str, options: dict[str, object]) -> list
                   isinstance(value, (int, float)) and not isinstance(value, bool)
                   and (kind is float or isinstance(value, int))):
             problems.append(f"{key}.options.{name}: expected {_OPTION_WORDS[kind]}, got {value!r}")
-        elif kind is float and not math.isfinite(value):  # type: ignore[arg-type]
+        elif kind is float and isinstance(value, (int, float)) and not math.isfinite(value):
             problems.append(f"{key}.options.{name}: expected a finite number, got {value!r}")
     return problems
 

@@ -50,7 +50,8 @@ def value_after(table: Tablebase, position: Position, move: int) -> int:
     winner = child.winner()
     if winner is not None:
         return 1 if winner == position.turn else -1
-    return -table.lookup(child)[0]
+    value: int = table.lookup(child)[0]
+    return -value
 
 
 def keeping_moves(table: Tablebase, position: Position) -> tuple[int, frozenset[int], int]:

@@ -80,7 +80,7 @@ def expected_score(elo_diff: float) -> float:
 
     This is the logistic Elo curve ``1 / (1 + 10 ** (-elo_diff / 400))``.
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo_diff / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-elo_diff / 400.0)))
 
 
 def _rated_games(games: Iterable[GameResult]) -> list[GameResult]:

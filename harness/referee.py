@@ -338,10 +338,11 @@ def run_call(
             return CallResult(Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None,
                               False, _start_failure(argv, problem), tuple(argv))
         caps = sandbox.Caps(limits.file_bytes, limits.processes, limits.address_space)
-        confined: sandbox.Call | None = sandbox.Call(argv, command_length, caps, cpu_seconds)
+        call = sandbox.Call(argv, command_length, caps, cpu_seconds)
+        confined: sandbox.Call | None = call
         # bwrap gets no variable of the harness: its init, PID 1 inside, keeps the environment
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
-        spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
+        spawn, cwd, env = call.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
         scratch = None
     else:
         confined = None

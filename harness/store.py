@@ -417,7 +417,8 @@ class Store:
             "SELECT game_id, pair_key, round, n, x, o, result, winner, termination, reason, plies, "
             "fault_json FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
-        return [StoredGame(*row[:11], None if row[11] is None else json.loads(row[11])) for row in rows]
+        return [StoredGame(*row[:11], None if row[11] is None else json.loads(row[11]))  # type: ignore[call-arg]
+                for row in rows]
 
     def engine_names(self, tournament: int) -> list[str]:
         return [row[0] for row in self.connection.execute(
@@ -491,7 +492,7 @@ class Store:
         return int(target), added, len(games) - added
 
     def integrity_ok(self) -> bool:
-        return self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return bool(self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
 
     # --- helpers --------------------------------------------------------------------------------
 

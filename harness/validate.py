@@ -218,7 +218,7 @@ class Validator:
         category = Category("protocol")
         seed = Position.from_text("3", "o", SEED_BOARD)
         result = self.call(seed)
-        evidence = dict(command=shlex.join(result.argv), board=seed.board(), n=3, player="o",
+        evidence: dict[str, Any] = dict(command=shlex.join(result.argv), board=seed.board(), n=3, player="o",
                         printed=list(result.stdout_tail[-8:]), stderr=result.stderr_tail[-1200:],
                         seconds=round(result.seconds, 3))
         started = result.verdict is not Verdict.FAILED_TO_START
@@ -468,12 +468,12 @@ class Validator:
                 "moves": [[m.player, m.move, m.board, m.verdict, m.seconds] for m in record.moves],
             })
         for name in opponents:
-            mine = [entry for entry in games if entry["opponent"] == name]
-            points = sum(entry["score"] for entry in mine)
+            against = [entry for entry in games if entry["opponent"] == name]
+            points = sum(entry["score"] for entry in against)
             summary["opponents"][name] = {"games": self.settings.games, "points": points}
             category.checks.append(Check(
                 f"vs-{name}", True,
-                f"{points:g}/{self.settings.games} against {name}: {'; '.join(_game_end(e) for e in mine)}",
+                f"{points:g}/{self.settings.games} against {name}: {'; '.join(_game_end(e) for e in against)}",
                 expected="information only"))
         elo, (low, high) = performance_interval(results)
         summary.update(elo=round(elo), elo_interval=[round(low), round(high)])

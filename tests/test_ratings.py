@@ -12,7 +12,6 @@ import pytest
 
 from harness.ratings import (
     GameResult,
-    PairedEstimate,
     Rating,
     elo_ratings,
     expected_score,

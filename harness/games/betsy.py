@@ -458,7 +458,6 @@ class Position:
         if self.win_priority == "blue" and mover == RED or self.n == 1:
             return self._has_winning_move_by_trying()
         own = self.masks[mover]
-        need = self.n - 1
         height = g.height
         heights = self.heights
         can_drop = own.bit_count() < g.supply
