@@ -331,21 +331,19 @@ def run_call(
     are the engine's command (what the sandbox makes readable)."""
     _ensure_subreaper()
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
-    started = time.monotonic()
+    confined: sandbox.Call | None = None
+    scratch: str | None = None
     if limits.sandbox:
         problem = _cannot_start(argv)
         if problem is not None:
-            return CallResult(Verdict.FAILED_TO_START, None, None, time.monotonic() - started, None,
-                              False, _start_failure(argv, problem), tuple(argv))
+            return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                              _start_failure(argv, problem), tuple(argv))
         caps = sandbox.Caps(limits.file_bytes, limits.processes, limits.address_space)
-        call = sandbox.Call(argv, command_length, caps, cpu_seconds)
-        confined: sandbox.Call | None = call
+        confined = sandbox.Call(argv, command_length, caps, cpu_seconds)
         # bwrap gets no variable of the harness: its init, PID 1 inside, keeps the environment
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
-        spawn, cwd, env = call.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
-        scratch = None
+        spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
     else:
-        confined = None
         spawn, env = argv, dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()

@@ -29,7 +29,7 @@ import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,16 +193,12 @@ def _is_own_program(path: str | None) -> bool:
     return real.is_relative_to(PROJECT_DIR) and not real.is_relative_to(PROJECT_DIR / "tests")
 
 
-def tables_dir() -> str:
-    """Where the built-in engines' n = 3 tables are (engines/tablebase.py reads the same)."""
-    return os.environ.get("BETSY_TABLES") or os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
-
-
 @functools.lru_cache(maxsize=256)
 def plan_for(command: tuple[str, ...]) -> Plan:
     """The paths and variables an engine command needs (its argv before ``N PLAYER BOARD SECONDS``)."""
     binds: list[str] = []
     path_dirs: list[str] = []
+    interpreters: list[str] = []
     env: list[tuple[str, str]] = []
     if command:
         program = command[0] if os.path.isabs(command[0]) else (shutil.which(command[0]) or command[0])
@@ -211,8 +207,8 @@ def plan_for(command: tuple[str, ...]) -> Plan:
                 binds.append(os.path.dirname(os.path.realpath(program)))
                 if os.path.dirname(program) != os.path.dirname(os.path.realpath(program)):
                     binds.append(os.path.dirname(program))
-            more, dirs = _interpreter_dirs(program)
-            binds += more
+            interpreters, dirs = _interpreter_dirs(program)
+            binds += interpreters
             path_dirs += dirs
         # The file an interpreter runs (python3 x.py, node x.js, java -jar x.jar) is a program
         # too: its folder is readable. Any other path in the command is readable itself, and only that.
@@ -222,8 +218,10 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             if os.path.isabs(token) and os.path.exists(token):
                 binds.append(os.path.dirname(token) if token == script else token)
         if _is_own_program(script if script is not None else program):
+            from engines.tablebase import table_dir  # where the engines look: $BETSY_TABLES or the cache
+
             binds.append(str(PROJECT_DIR))
-            tables = os.path.abspath(tables_dir())
+            tables = os.path.abspath(table_dir())
             env.append(("BETSY_TABLES", tables))
             if os.path.isdir(tables):
                 binds.append(tables)
@@ -231,7 +229,6 @@ def plan_for(command: tuple[str, ...]) -> Plan:
     search = ":".join(dict.fromkeys([*path_dirs, *SYSTEM_PATH.split(":")]))
     staged: list[tuple[str, str]] = []
     if os.geteuid() == 0:
-        interpreters = set(_interpreter_dirs(command[0])[0]) if command else set()
         for path in readable:
             if path not in interpreters and path != str(PROJECT_DIR) and not _others_can_read(path):
                 copy = _stage(path)
@@ -309,9 +306,9 @@ def _stage(path: str) -> str | None:
     return target
 
 
-def _outermost(paths: object) -> tuple[str, ...]:
+def _outermost(paths: Iterable[str]) -> tuple[str, ...]:
     """Existing absolute paths without those inside another one, sorted."""
-    unique = sorted({os.path.normpath(str(p)) for p in paths if os.path.exists(str(p))})  # type: ignore[attr-defined]
+    unique = sorted({os.path.normpath(path) for path in paths if os.path.exists(path)})
     kept: list[str] = []
     for path in unique:
         if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
