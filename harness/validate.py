@@ -158,6 +158,8 @@ class Validator:
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
+        self.last_pebble_wins: dict[str, bool] = {}
+        """Per last-pebble check: whether its drops win at once (else they stop the opponent's line)."""
 
     # --- one call -----------------------------------------------------------------------------
 
@@ -204,11 +206,8 @@ class Validator:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
-        filled = Check(
-            check_id, passed, detail, warning, shlex.join(result.argv), position.board(), position.n,
-            position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
-            round(result.seconds, 3), judged,
-        )
+        filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged,
+                       **_evidence(result, position))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
 
@@ -218,9 +217,7 @@ class Validator:
         category = Category("protocol")
         seed = Position.from_text("3", "o", SEED_BOARD)
         result = self.call(seed)
-        evidence: dict[str, Any] = dict(command=shlex.join(result.argv), board=seed.board(), n=3, player="o",
-                        printed=list(result.stdout_tail[-8:]), stderr=result.stderr_tail[-1200:],
-                        seconds=round(result.seconds, 3))
+        evidence = _evidence(result, seed)
         started = result.verdict is not Verdict.FAILED_TO_START
         category.checks.append(Check(
             "starts", started, "the program started" if started else result.detail,
@@ -288,8 +285,10 @@ class Validator:
                         continue
                     category.checks.append(self.check(f"n{n}-{player}-{name}", asked, expected))
         for case in last_pebble_suite(tuple(n for n in self.settings.sizes if n >= 3) or (3,)):
-            category.checks.append(self.check(
-                case.id, case.position, f"{case.description}", _tactic_judge(case)))
+            mover = case.position.turn
+            self.last_pebble_wins[case.id] = all(
+                case.position.after(move).winner() == mover for move in case.expected or ())
+            category.checks.append(self.check(case.id, case.position, case.description, _tactic_judge(case)))
         self.settle()
         category.summary = _summary(category)
         return category
@@ -427,10 +426,8 @@ class Validator:
                               f"played {result.move}: the position becomes {VALUE_WORDS[after]} for "
                               f"{case.position.player}; {expected}")
                 kept += keeps
-                category.checks.append(Check(
-                    check_id, keeps, detail, False, shlex.join(result.argv), case.position.board(), 3,
-                    case.position.player, list(result.stdout_tail[-8:]), result.stderr_tail[-1200:], expected,
-                    round(result.seconds, 3), judged))
+                category.checks.append(Check(check_id, keeps, detail, expected=expected, judged=judged,
+                                             **_evidence(result, case.position)))
             summary["exact"] = {
                 "asked": len(cases), "kept": kept,
                 "random_share": round(sum(len(c.keeping) / c.legal for c in cases) / max(len(cases), 1), 3),
@@ -502,15 +499,15 @@ class Validator:
         return {"result": "1-0" if winner == "x" else "0-1", "score": score, "why": f"{winner} wins: {why}"}
 
 
-def _judge_last_pebbles(rules: Category, tactics: Category) -> None:
+def _judge_last_pebbles(rules: Category, tactics: Category, wins_at_once: dict[str, bool]) -> None:
     """A missed last-pebble drop is a rules fault only for a program that takes such chances
     elsewhere (it wins at once, or stops a line, in the tactics positions): then it did not see its
     last pebble, an off-by-one on the supply. A program that never does tells nothing here."""
     kinds = {"win": "-win-in-one-", "stop": "-block-"}
     for check in rules.checks:
-        if "-last-pebble-" not in check.id or not check.judged or check.passed:
+        if check.id not in wins_at_once or not check.judged or check.passed:
             continue
-        kind = "win" if "winning" in check.expected else "stop"
+        kind = "win" if wins_at_once[check.id] else "stop"
         elsewhere = [c for c in tactics.checks if kinds[kind] in c.id and c.judged]
         if elsewhere and all(c.passed for c in elsewhere):
             check.detail += (f"; the program {'wins at once' if kind == 'win' else 'stops lines'} in the "
@@ -542,6 +539,13 @@ def performance_interval(results: list[tuple[float, float]], prior_games: float 
     information = sum(p * (1 - p) for p in (1 / (1 + 10 ** ((r - elo) / 400)) for r, _ in data)) * scale * scale
     half = 1.96 / math.sqrt(information) if information > 0 else math.inf
     return elo, (elo - half, elo + half)
+
+
+def _evidence(result: CallResult, position: Position) -> dict[str, Any]:
+    """The evidence a check keeps of one call: the command, the position, what it printed, its time."""
+    return dict(command=shlex.join(result.argv), board=position.board(), n=position.n,
+                player=position.player, printed=list(result.stdout_tail[-8:]),
+                stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3))
 
 
 def _position_n(argv: tuple[str, ...]) -> int:
@@ -634,7 +638,7 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
-        _judge_last_pebbles(categories["rules"], categories["tactics"])
+        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_wins)
         categories["strength"], strength = validator.strength()
         categories["time"] = validator.time()
     ordered = {name: categories[name] for name in CATEGORIES}
