@@ -46,8 +46,7 @@ def size_problem(n: int) -> str | None:
     return f"board sizes from 1 to {MAX_N} are supported"
 
 
-class PositionError(ValueError):
-    """A board, player or move text that is not a valid Betsy position or move."""
+from harness.games.errors import PositionError as PositionError  # noqa: E402  (re-exported)
 
 
 class Geometry:
