@@ -19,12 +19,15 @@ except ImportError:  # typer before 0.20 runs on click itself
     from click import exceptions as click_exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 from harness.errors import HarnessError, StoreError, UsageError
-from harness.games.betsy import MAX_N, PLAYERS, Position, PositionError, size_problem
-from harness.protocol import MAX_GRACE
+from harness.games.errors import PositionError
+from harness.games.registry import PLAYERS
 from harness.sandbox import SandboxMode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from harness.games.registry import Game
     from harness.match import GameRecord, MoveRecord
 
 app = typer.Typer(
@@ -61,44 +64,67 @@ def _guard(action: Callable[[], T]) -> T:
         raise _fail(str(error)) from None
 
 
-def _parse_position(n: str, player: str, board: str, win_priority: str) -> Position:
+GameOption = Annotated[str, typer.Option(
+    "--game", help="The game: betsy or connect4.", show_default=True)]
+
+
+def _rules(name: str) -> Game:
+    from harness.games.registry import get_game
+
+    return get_game(name)
+
+
+def _parse_position(game: str, size: str, player: str, board: str, win_priority: str) -> Any:
+    rules = _rules(game)
     if win_priority not in ("mover", "blue"):
         raise UsageError(f"invalid --win-priority {win_priority!r}: use mover or blue")
-    return Position.from_text(n, player, board, win_priority)  # type: ignore[arg-type]
+    if game != "betsy" and win_priority != "mover":
+        raise UsageError(f"invalid --win-priority {win_priority!r}: a Betsy rule, {game} has no such option")
+    from harness.games.registry import RuleOptions
+
+    return rules.position(size, player, board, RuleOptions(win_priority))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})  # `arena moves -1 ...`: N = -1, not an option
 def moves(
-    n: Annotated[str, typer.Argument(help="Board size: n columns, n + 3 rows.", show_default=False)],
-    player: Annotated[str, typer.Argument(help="Side to move: x (blue) or o (red).")],
+    size: Annotated[str, typer.Argument(
+        help="Board size: n for Betsy (n columns, n + 3 rows), WxH for Connect Four (e.g. 8x8).",
+        show_default=False, metavar="SIZE")],
+    player: Annotated[str, typer.Argument(help="Side to move: x (moves first) or o.")],
     board: Annotated[str, typer.Argument(help="Board, row-major from the top row, of . x o.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON list of {move, board, winner}.")
     ] = False,
     win_priority: Annotated[
-        str, typer.Option(help="Whose lines count first when a move completes both: mover or blue.")
+        str, typer.Option(help="Betsy: whose lines count first when a move completes both: mover or blue.")
     ] = "mover",
+    game: GameOption = "betsy",
 ) -> None:
     """List every legal move with its resulting board and what it does."""
-    position = _guard(lambda: _parse_position(n, player, board, win_priority))
+    position = _guard(lambda: _parse_position(game, size, player, board, win_priority))
+    rules = _rules(game)
     rows = []
     for move in position.legal_moves():
-        child = position.copy()
-        child.push(move)
+        child = position.after(move)
         winner = child.winner()
         rows.append((move, child.board(), None if winner is None else PLAYERS[winner]))
     if as_json:
         typer.echo(json.dumps([{"move": m, "board": b, "winner": w} for m, b, w in rows]))
         return
     already = position.winner()
-    typer.echo(f"n = {position.n}, {position.player} to move, {len(rows)} legal moves")
+    typer.echo(f"{rules.size_phrase(position.size_text)}, {position.player} to move, {len(rows)} legal moves")
     if already is not None:
         typer.echo(f"note: {PLAYERS[already]} already has a line here; the game is over")
+    elif not rows:
+        typer.echo(f"note: {rules.end_reason(position) or 'no legal move'}; the game is over")
+    if not rows:
+        return
     width = max(len(str(m)) for m, _, _ in rows)
+    columns = len(str(rules.columns(position)))
     for move, child_board, winner_name in rows:
         effect = "game goes on" if winner_name is None else f"{winner_name} wins"
-        kind = "drop  " if move > 0 else "rotate"
-        typer.echo(f"{move:>{width}}  {kind} {abs(move):<{len(str(position.n))}}  {child_board}  {effect}")
+        kind = f"{rules.move_kind(move):<6}"
+        typer.echo(f"{move:>{width}}  {kind} {abs(move):<{columns}}  {child_board}  {effect}")
 
 
 SandboxOption = Annotated[SandboxMode, typer.Option(
@@ -125,36 +151,50 @@ def _use_sandbox(mode: SandboxMode, warn: bool = True) -> bool:
     return confined
 
 
-def _check_time(seconds: float, allow_fractional: bool) -> None:
-    from harness.protocol import format_seconds
-
-    try:
-        format_seconds(seconds, allow_fractional)
-    except ValueError as error:
-        raise UsageError(f"invalid --time: {error}".replace("allow_fractional_time: true",
-                                                            "--allow-fractional-time")) from None
-
-
-def _print_move(record: GameRecord, move: MoveRecord, position: Position) -> None:
+def _print_move(record: GameRecord, move: MoveRecord, position: Any) -> None:
+    rules = _rules(record.game)
     seconds = f"{move.seconds:.2f} s"
-    action = f"drops into column {move.move}" if (move.move or 0) > 0 else f"rotates column {-(move.move or 0)}"
-    typer.echo(f"{move.ply:>4}. {move.player} {move.engine}: {action} ({seconds})")
+    typer.echo(f"{move.ply:>4}. {move.player} {move.engine}: {rules.describe_move(move.move or 0)} ({seconds})")
     for warning in move.warnings:
         typer.echo(f"      warning: {warning}")
-    for row in str(position).splitlines():
-        typer.echo("        " + " ".join(row))
+    for row in rules.render(position, move.move).splitlines():
+        typer.echo("        " + row)
+
+
+def _game_size(game: str, n: int | None, size: str | None) -> str:
+    """The board size from --n (Betsy) or --size (any game), checked; the game's default if neither."""
+    rules = _rules(game)
+    if n is not None and size is not None:
+        raise UsageError("give the board size once, as --n or --size")
+    if n is not None:
+        if game != "betsy":
+            raise UsageError(f"invalid --n {n}: a Betsy option; give {rules.title}'s size as --size "
+                             f"(e.g. --size {rules.default_size})")
+        try:
+            return rules.parse_size(str(n))
+        except PositionError as error:
+            raise UsageError(f"invalid --n {n}: {str(error).partition(': ')[2] or error}") from None
+    if size is None:
+        return rules.default_size
+    try:
+        return rules.parse_size(size)
+    except PositionError as error:
+        raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
 
 
 @app.command()
 def match(
-    engine_x: Annotated[str, typer.Argument(help="Blue in game 1: a built-in name or a command.")],
-    engine_o: Annotated[str, typer.Argument(help="Red in game 1: a built-in name or a command.")],
-    n: Annotated[int, typer.Option("--n", help="Board size.")] = 5,
+    engine_x: Annotated[str, typer.Argument(help="x (moves first) in game 1: a built-in name or a command.")],
+    engine_o: Annotated[str, typer.Argument(help="o in game 1: a built-in name or a command.")],
+    game: GameOption = "betsy",
+    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
+    size: Annotated[Optional[str], typer.Option(
+        "--size", help="Board size: n for Betsy, WxH for Connect Four (default 8x8).")] = None,
     time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
     games: Annotated[int, typer.Option("--games", help="Games to play; colours alternate.")] = 1,
     max_plies: Annotated[int, typer.Option("--max-plies", help="Draw after this many moves.")] = 200,
     win_priority: Annotated[
-        str, typer.Option(help="Whose lines count first when a move completes both: mover or blue.")
+        str, typer.Option(help="Betsy: whose lines count first when a move completes both: mover or blue.")
     ] = "mover",
     grace: Annotated[float, typer.Option(help="Seconds past the limit allowed for start-up and exit.")] = 0.5,
     allow_fractional_time: Annotated[
@@ -166,43 +206,34 @@ def match(
     max_processes: MaxProcessesOption = 64,
 ) -> None:
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
-    from harness.config import MAX_PLIES
-    from harness.engines import resolve_engine
+    from harness.engines import EngineSpec, resolve_engine
     from harness.match import play_game, score_for_x
-    from harness.referee import Limits
+    from harness.settings import GameSettings, settings_from_flags
 
-    def prepare() -> tuple[object, object, Limits]:
-        if n < 1:
-            raise UsageError(f"invalid --n {n}: the board size must be at least 1")
-        if size_problem(n) is not None:
-            raise UsageError(f"invalid --n {n}: {size_problem(n)}")
+    def prepare() -> tuple[GameSettings, str, EngineSpec, EngineSpec]:
+        settings = settings_from_flags({
+            "game": game, "time": time, "allow_fractional_time": allow_fractional_time, "grace": grace,
+            "max_plies": max_plies, "win_priority": win_priority,
+        })
+        board_size = _game_size(game, n, size)
         if games < 1:
             raise UsageError(f"invalid --games {games}: play at least one game")
         if games > MAX_GAMES:
             raise UsageError(f"invalid --games {games}: at most {MAX_GAMES} games")
-        if not 1 <= max_plies <= MAX_PLIES:
-            raise UsageError(f"invalid --max-plies {max_plies}: give a number of moves from 1 to {MAX_PLIES}")
-        if win_priority not in ("mover", "blue"):
-            raise UsageError(f"invalid --win-priority {win_priority!r}: use mover or blue")
-        if not 0 <= grace <= MAX_GRACE:
-            raise UsageError(f"invalid --grace {grace:g}: give a number of seconds from 0 to {MAX_GRACE}")
-        _check_time(time, allow_fractional_time)
-        first, second = resolve_engine(engine_x), resolve_engine(engine_o)
-        return first, second, Limits(grace=grace, allow_fractional_time=allow_fractional_time,
-                                     file_bytes=max_file_mb << 20, processes=max_processes)
+        return settings, board_size, resolve_engine(engine_x), resolve_engine(engine_o)
 
-    first, second, limits = _guard(prepare)
-    limits = dataclasses.replace(limits, sandbox=_use_sandbox(sandbox))
+    settings, board_size, first, second = _guard(prepare)
+    limits = settings.limits(sandbox=_use_sandbox(sandbox), file_bytes=max_file_mb << 20,
+                             processes=max_processes)
+    rules = settings.rules
     scores = {0: 0.0, 1: 0.0}
-    for game in range(games):
-        swap = game % 2 == 1
+    for index in range(games):
+        swap = index % 2 == 1
         x, o = (second, first) if swap else (first, second)
         if not as_json:
-            typer.echo(f"game {game + 1}: {x.name} (x) vs {o.name} (o), n = {n}, {time:g} s per move")  # type: ignore[attr-defined]
-        record = play_game(
-            x, o, n, time, max_plies=max_plies, win_priority=win_priority,  # type: ignore[arg-type]
-            limits=limits, on_move=None if as_json else _print_move,
-        )
+            typer.echo(f"game {index + 1}: {x.name} (x) vs {o.name} (o), {rules.title} "
+                       f"{rules.size_phrase(board_size)}, {settings.time:g} s per move")
+        record = play_game(x, o, settings, board_size, limits=limits, on_move=None if as_json else _print_move)
         blue = score_for_x(record.result)
         scores[0] += 1 - blue if swap else blue
         scores[1] += blue if swap else 1 - blue
@@ -216,7 +247,7 @@ def match(
                 for line in record.fault.stderr_tail.splitlines()[-5:]:
                     typer.echo(f"  stderr| {line}")
     if not as_json and games > 1:
-        typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")  # type: ignore[attr-defined]
+        typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")
 
 
 def _setup_logging(log_path: Path, verbose: bool) -> None:
@@ -395,6 +426,8 @@ def _parse_rounds(text: str) -> tuple[int, int]:
 
 
 def _parse_sizes(text: str) -> tuple[int, ...]:
+    from harness.games.betsy import MAX_N, size_problem
+
     sizes = []
     for part in text.split(","):
         part = part.strip()
@@ -439,7 +472,9 @@ def validate(
     from harness.validate import validate as run_validation
 
     def prepare() -> Settings:
-        _check_time(time, allow_fractional_time)
+        from harness.settings import settings_from_flags
+
+        settings_from_flags({"time": time, "allow_fractional_time": allow_fractional_time})
         if games is not None and not 0 <= games <= MAX_VALIDATE_GAMES:
             raise UsageError(f"invalid --games {games}: give 0 to {MAX_VALIDATE_GAMES} games per reference engine")
         if html is not None:

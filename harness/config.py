@@ -22,9 +22,11 @@ import yaml
 
 from harness.engines import BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
 from harness.errors import ConfigError, EngineError
-from harness.games.betsy import MAX_N, Position, PositionError, board_problem, geometry
-from harness.protocol import MAX_GRACE, MAX_SECONDS, format_seconds
+from harness.games.betsy import MAX_N
+from harness.games.errors import PositionError
+from harness.games.registry import Game, get_game
 from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
+from harness.settings import MAX_PLIES, GameSettings
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
@@ -33,7 +35,6 @@ _ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 MAX_ROUNDS = 10_000
 """Upper bounds of the config's counts (and of ``arena match``'s), far beyond any real tournament:
 larger values only make the schedule or an opening take forever to build."""
-MAX_PLIES = 10_000
 MAX_OPENING_PLIES = 1_000
 MAX_CONCURRENCY = 256
 
@@ -55,16 +56,13 @@ class _Engine(_Strict):
     options: dict[str, str | int | float | bool] = pydantic.Field(default_factory=dict)
 
 
-class _Tournament(_Strict):
+class _Tournament(GameSettings):
+    """A tournament config: the game settings' keys (game, time, ...) and the tournament's own."""
+
     name: str
-    game: Literal["betsy"] = "betsy"
-    n: list[pydantic.conint(gt=0, le=MAX_N)] = pydantic.Field(  # type: ignore[valid-type]
-        default_factory=lambda: [5], min_length=1)
-    time: float = pydantic.Field(1.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
-    allow_fractional_time: bool = False
-    grace: float = pydantic.Field(0.5, ge=0, le=MAX_GRACE, allow_inf_nan=False)
-    max_plies: int = pydantic.Field(200, ge=1, le=MAX_PLIES)
-    win_priority: Literal["mover", "blue"] = "mover"
+    n: list[pydantic.conint(gt=0, le=MAX_N)] | None = pydantic.Field(  # type: ignore[valid-type]
+        None, min_length=1)
+    size: list[str | int] | None = pydantic.Field(None, min_length=1)
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
     openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
@@ -84,6 +82,15 @@ class _Tournament(_Strict):
     def _one_or_more(cls, value: object) -> object:
         return [value] if isinstance(value, int) and not isinstance(value, bool) else value
 
+    @pydantic.field_validator("size", mode="before")
+    @classmethod
+    def _one_size_or_more(cls, value: object) -> object:
+        return [value] if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+
+
+def _size_order(size: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in size.split("x"))
+
 
 @dataclass(frozen=True)
 class Opening:
@@ -99,15 +106,10 @@ class TournamentConfig:
 
     name: str
     """Names the tournament and, by default, its results file results/<name>.sqlite."""
-    game: str
-    n: tuple[int, ...]
-    """Board sizes; every pairing plays at each."""
-    time: float
-    """Seconds per move."""
-    allow_fractional_time: bool
-    grace: float
-    max_plies: int
-    win_priority: Literal["mover", "blue"]
+    settings: GameSettings
+    """The game and how each game is played (time, grace, ply limit, rule options)."""
+    sizes: tuple[str, ...]
+    """Board sizes as on the wire (``5``, ``8x8``); every pairing plays at each."""
     format: Literal["round-robin", "gauntlet"]
     rounds: int
     """Per pairing and n; each round is one opening played twice, colours swapped."""
@@ -126,20 +128,33 @@ class TournamentConfig:
     """Largest file an engine may write, in MiB (also the size of its sandbox folders)."""
     max_processes: int = 64
     """Processes and threads an engine may run at once (in the sandbox)."""
-    opening_positions: dict[int, tuple[Opening, ...]] = field(default_factory=dict)
-    """Openings read from openings_file, by n."""
+    opening_positions: dict[str, tuple[Opening, ...]] = field(default_factory=dict)
+    """Openings read from openings_file, by size."""
+
+    @property
+    def game(self) -> Game:
+        """The game's rules."""
+        return self.settings.rules
 
     def fingerprint(self) -> dict[str, Any]:
-        """Everything that decides the games' outcome (not concurrency or file location)."""
+        """Everything that decides the games' outcome (not concurrency or file location).
+
+        Betsy's sizes are listed under ``n`` as numbers, as before games were plugins, so that
+        existing results databases resume."""
+        s = self.settings
+        sizes: dict[str, Any] = (
+            {"n": [int(size) for size in self.sizes]} if s.game == "betsy" else {"size": list(self.sizes)}
+        )
         return {
-            "name": self.name, "game": self.game, "n": list(self.n), "time": self.time,
-            "allow_fractional_time": self.allow_fractional_time, "grace": self.grace,
-            "max_plies": self.max_plies, "win_priority": self.win_priority, "format": self.format,
+            "name": self.name, "game": s.game, **sizes, "time": s.time,
+            "allow_fractional_time": s.allow_fractional_time, "grace": s.grace,
+            "max_plies": s.max_plies, "win_priority": s.win_priority, "format": self.format,
             "rounds": self.rounds,
             "openings": {"plies": self.openings_plies, "seed": self.openings_seed,
                          "file": self.openings_file,
-                         "positions": {str(n): [f"{o.player} {o.board}" for o in ops]
-                                       for n, ops in sorted(self.opening_positions.items())}},
+                         "positions": {size: [f"{o.player} {o.board}" for o in ops]
+                                       for size, ops in sorted(self.opening_positions.items(),
+                                                               key=lambda item: _size_order(item[0]))}},
             "engines": [{"name": e.name, "command": list(e.command), "extra_args": list(e.extra_args)}
                         for e in self.engines],
         }
@@ -168,7 +183,7 @@ def _dotted(loc: tuple[int | str, ...]) -> str:
 
 
 def _keys_of(model: type[pydantic.BaseModel]) -> str:
-    return ", ".join(model.model_fields)
+    return ", ".join(sorted(model.model_fields, key=lambda key: key != "name"))  # name first
 
 
 def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:
@@ -194,6 +209,8 @@ def _describe(error: Any) -> str:
         parent = loc[:-1]
         where = f"{_dotted(parent)}: " if parent else ""
         return f"{where}missing required key {loc[-1]!r}"
+    if not loc and kind == "value_error":  # GameSettings' own check: "key: why"
+        return str(error["msg"]).removeprefix("Value error, ")
     key = _dotted(loc)
     if loc == ("n",) and kind == "list_type":
         return f"n: expected a whole number or a list of whole numbers, got {got!r}"
@@ -293,10 +310,9 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
         model = _Tournament.model_validate(raw)
     except pydantic.ValidationError as error:
         # Report what else is wrong too: the name and every engine entry that parsed.
-        problems = _describe_all(error.errors())
         name = raw.get("name")
-        if isinstance(name, str):
-            problems += _name_problems(name)
+        problems = _name_problems(name) if isinstance(name, str) else []
+        problems += _describe_all(error.errors())
         entries = raw.get("engines")
         if isinstance(entries, list):
             parsed: list[_Engine | None] = []
@@ -386,42 +402,33 @@ def _option_problems(key: str, builtin: str, options: Mapping[str, object]) -> l
 def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
     base = file.resolve().parent
     problems = _name_problems(model.name)
-    if not model.allow_fractional_time:
-        try:
-            format_seconds(model.time)
-        except ValueError:
-            problems.append(
-                f"time: expected a whole number of seconds (or set allow_fractional_time: true), "
-                f"got {model.time!r}"
-            )
+    game = model.rules
+    sizes, size_problems = _sizes(model, game)
+    problems += size_problems
     specs, engine_problems = _engine_specs(list(model.engines), base)
     problems += engine_problems
     openings_file: str | None = None
-    positions: dict[int, tuple[Opening, ...]] = {}
+    positions: dict[str, tuple[Opening, ...]] = {}
     if model.openings.file is not None:
         opening_path = (base / model.openings.file).resolve()
         openings_file = str(opening_path)
         try:
-            positions = read_openings(opening_path)
+            positions = read_openings(opening_path, game)
         except ConfigError as error:
             problems.append(f"openings.file: {error}")
         else:
-            missing = [n for n in model.n if n not in positions]
+            missing = [size for size in sizes if size not in positions]
             if missing:
                 problems.append(
-                    f"openings.file: no opening for n = {', '.join(map(str, missing))} in {opening_path}"
+                    f"openings.file: no opening for {game.size_key} = {', '.join(missing)} in {opening_path}"
                 )
     if problems:
         raise _fail(file, problems)
+    settings = GameSettings.model_validate({key: getattr(model, key) for key in GameSettings.model_fields})
     return TournamentConfig(
         name=model.name,
-        game=model.game,
-        n=tuple(model.n),
-        time=model.time,
-        allow_fractional_time=model.allow_fractional_time,
-        grace=model.grace,
-        max_plies=model.max_plies,
-        win_priority=model.win_priority,
+        settings=settings,
+        sizes=sizes,
         format=model.format,
         rounds=model.rounds,
         openings_plies=model.openings.plies,
@@ -437,30 +444,50 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     )
 
 
-def read_openings(path: Path) -> dict[int, tuple[Opening, ...]]:
-    """Start positions, one per line as ``N PLAYER BOARD`` (``#`` starts a comment)."""
+def _sizes(model: _Tournament, game: Game) -> tuple[tuple[str, ...], list[str]]:
+    """The board sizes from ``size:`` (any game) or ``n:`` (Betsy's name for it); default: the
+    game's default size."""
+    if model.n is not None and model.size is not None:
+        return (), ["give the board sizes once, as size: or n: (not both)"]
+    if model.n is not None and game.name != "betsy":
+        return (), [f"n: a Betsy key; give {game.title} sizes as size: (e.g. size: {game.default_size})"]
+    values: list[str | int] = list(model.n or model.size or [game.default_size])
+    sizes: list[str] = []
+    problems: list[str] = []
+    for index, value in enumerate(values):
+        try:
+            sizes.append(game.parse_size(str(value)))
+        except PositionError as error:
+            key = "size" if model.n is None else "n"
+            problems.append(f"{key}[{index}]: {error}" if len(values) > 1 else f"{key}: {error}")
+    return tuple(dict.fromkeys(sizes)), problems
+
+
+def read_openings(path: Path, game: Game | None = None) -> dict[str, tuple[Opening, ...]]:
+    """Start positions, one per line as ``SIZE PLAYER BOARD`` (``#`` starts a comment)."""
+    rules = game if game is not None else get_game("betsy")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-    found: dict[int, list[Opening]] = {}
+    found: dict[str, list[Opening]] = {}
     for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
         parts = text.split()
         if len(parts) != 3:
-            raise ConfigError(f"{path} line {number}: expected 'N PLAYER BOARD', got {text!r}")
+            raise ConfigError(f"{path} line {number}: expected '{rules.size_metavar} PLAYER BOARD', got {text!r}")
         try:
-            position = Position.from_text(parts[0], parts[1], parts[2])
+            position = rules.position(parts[0], parts[1], parts[2])
         except PositionError as error:
             raise ConfigError(f"{path} line {number}: {error}") from None
-        if position.winner() is not None:
+        if position.winner() is not None or rules.end_reason(position) is not None:
             raise ConfigError(f"{path} line {number}: the game is already over in this position")
-        found.setdefault(position.n, []).append(Opening(position.board(), position.player))
+        found.setdefault(position.size_text, []).append(Opening(position.board(), position.player))
     if not found:
         raise ConfigError(f"{path} holds no positions")
-    return {n: tuple(openings) for n, openings in found.items()}
+    return {size: tuple(openings) for size, openings in found.items()}
 
 
-__all__ = ["TournamentConfig", "Opening", "load_config", "read_openings", "board_problem", "geometry"]
+__all__ = ["TournamentConfig", "Opening", "load_config", "read_openings", "MAX_PLIES"]

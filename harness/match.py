@@ -8,19 +8,22 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.engines import EngineSpec
-from harness.games.betsy import PLAYERS, Position, initial_position
+from harness.games.registry import PLAYERS
 from harness.protocol import Verdict
 from harness.referee import CallResult, Limits, ask
 
 if TYPE_CHECKING:
-    from harness.games.betsy import WinPriority
+    from harness.games.registry import Position
+    from harness.settings import GameSettings
 
 
 class Termination(str, enum.Enum):
     """Why a game ended."""
 
     LINE = "line"
-    """A player completed a line."""
+    """A player completed a line (Betsy: n in a row; Connect Four: four)."""
+    FULL_BOARD = "full-board"
+    """No move left and no line: a draw (Connect Four)."""
     FORFEIT = "forfeit"
     """An engine call ended with a verdict other than ok."""
     REPETITION = "repetition"
@@ -45,7 +48,8 @@ class MoveRecord:
     """The move played (None when the call failed without a well-formed answer)."""
     board: str | None
     """The board after the move (the referee's), or None if no legal move was made."""
-    verdict: str
+    verdict: Verdict
+    """How the call ended (stored as its value)."""
     seconds: float
     warnings: tuple[str, ...] = ()
     detail: str = ""
@@ -57,7 +61,7 @@ class Fault:
 
     engine: str
     player: str
-    verdict: str
+    verdict: Verdict
     detail: str
     exit_status: int | None
     stdout_tail: tuple[str, ...]
@@ -73,7 +77,10 @@ class GameRecord:
     """Name of the engine playing blue (moves first from the empty board)."""
     o: str
     """Name of the engine playing red."""
-    n: int
+    game: str
+    """The game's name (harness.games.registry)."""
+    size: str
+    """The board size as on the wire: ``5`` (Betsy's n) or ``8x8`` (Connect Four)."""
     time: float
     """Seconds per move."""
     start_board: str
@@ -84,7 +91,7 @@ class GameRecord:
     result: str = "*"
     """``1-0`` (x wins), ``0-1`` (o wins) or ``1/2-1/2``."""
     winner: str | None = None
-    termination: str = ""
+    termination: Termination | None = None
     reason: str = ""
     """One line: why the game ended."""
     fault: Fault | None = None
@@ -93,13 +100,31 @@ class GameRecord:
     def plies(self) -> int:
         return len(self.moves)
 
+    @property
+    def n(self) -> int:
+        """Betsy's board size (the size as a number)."""
+        return int(self.size)
+
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        """A plain JSON object; enums become their values. Betsy games also carry ``n``."""
+        data: dict[str, Any] = _plain(asdict(self))
+        if self.game == "betsy":
+            data["n"] = self.n
         data["plies"] = self.plies
         return data
 
 
-MoveCallback = Callable[[GameRecord, MoveRecord, Position], None]
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+MoveCallback = Callable[[GameRecord, MoveRecord, "Position"], None]
 
 
 def score_for_x(result: str) -> float:
@@ -132,27 +157,31 @@ class Standing:
 def play_game(
     x: EngineSpec,
     o: EngineSpec,
-    n: int,
-    seconds: float,
+    settings: GameSettings,
+    size: str | None = None,
     *,
     start: Position | None = None,
-    max_plies: int = 200,
-    win_priority: WinPriority = "mover",
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     on_move: MoveCallback | None = None,
 ) -> GameRecord:
-    """Play one game; any engine fault loses the game for that engine and is recorded."""
-    position = start.copy() if start is not None else initial_position(n, win_priority)
-    position.win_priority = win_priority
+    """Play one game under ``settings``, from ``start`` or the empty board of ``size``; any engine
+    fault loses the game for that engine and is recorded. ``limits`` default to the settings' own."""
+    game = settings.rules
+    if start is not None:
+        position = game.position(start.size_text, start.player, start.board(), settings.options)
+    else:
+        position = game.initial(size if size is not None else game.default_size, settings.options)
+    call_limits = limits if limits is not None else settings.limits()
     engines = {"x": x, "o": o}
     record = GameRecord(
-        x.name, o.name, n, seconds, position.board(), position.player, max_plies, win_priority
+        x.name, o.name, game.name, position.size_text, settings.time, position.board(), position.player,
+        settings.max_plies, settings.win_priority,
     )
     seen: dict[int, int] = {position.key(): 1}
     while True:
         player = position.player
         engine = engines[player]
-        call = ask(engine.command, position, seconds, limits, engine.extra_args)
+        call = ask(engine.command, position, settings.time, call_limits, engine.extra_args)
         ply = record.plies + 1
         if call.verdict is not Verdict.OK:
             record.moves.append(_move_record(ply, player, engine.name, call, None))
@@ -164,32 +193,33 @@ def play_game(
         record.moves.append(move_record)
         if on_move is not None:
             on_move(record, move_record, position)
-        outcome = position.outcome()
-        if outcome is not None:
-            winner = PLAYERS[outcome.winner]
+        winner_colour = position.winner()
+        if winner_colour is not None:
+            winner = PLAYERS[winner_colour]
             how = "completes a line" if winner == player else f"completes a line for {winner}"
             _finish(record, winner, Termination.LINE,
-                    f"{winner} wins: {player} ({engine.name}) {_describe(call.move)} and {how}")
+                    f"{winner} wins: {player} ({engine.name}) {game.describe_move(call.move)} and {how}")
             break
-        key = position.key()
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] >= 3:
-            _finish(record, None, Termination.REPETITION,
-                    "draw: the same board with the same side to move occurred a third time")
+        ended = game.end_reason(position)
+        if ended is not None:
+            _finish(record, None, Termination.FULL_BOARD, f"draw: {ended}")
             break
-        if record.plies >= max_plies:
-            _finish(record, None, Termination.MAX_PLIES, f"draw: {max_plies} plies without a line")
+        if game.draws_by_repetition:
+            key = position.key()
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] >= 3:
+                _finish(record, None, Termination.REPETITION,
+                        "draw: the same board with the same side to move occurred a third time")
+                break
+        if record.plies >= settings.max_plies:
+            _finish(record, None, Termination.MAX_PLIES, f"draw: {settings.max_plies} plies without a line")
             break
     return record
 
 
-def _describe(move: int) -> str:
-    return f"drops into column {move}" if move > 0 else f"rotates column {-move}"
-
-
 def _move_record(ply: int, player: str, engine: str, call: CallResult, board: str | None) -> MoveRecord:
     return MoveRecord(
-        ply, player, engine, call.move if call.ok else None, board, call.verdict.value,
+        ply, player, engine, call.move if call.ok else None, board, call.verdict,
         round(call.seconds, 4), call.warnings, call.detail,
     )
 
@@ -197,14 +227,14 @@ def _move_record(ply: int, player: str, engine: str, call: CallResult, board: st
 def _finish(record: GameRecord, winner: str | None, termination: Termination, reason: str) -> None:
     record.winner = winner
     record.result = {"x": "1-0", "o": "0-1", None: "1/2-1/2"}[winner]
-    record.termination = termination.value
+    record.termination = termination
     record.reason = reason
 
 
 def _forfeit(record: GameRecord, player: str, engine: str, call: CallResult) -> None:
     winner = "o" if player == "x" else "x"
     record.fault = Fault(
-        engine, player, call.verdict.value, call.detail, call.exit_status, call.stdout_tail,
+        engine, player, call.verdict, call.detail, call.exit_status, call.stdout_tail,
         call.stderr_tail, call.argv,
     )
     _finish(record, winner, Termination.FORFEIT,

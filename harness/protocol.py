@@ -11,7 +11,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.games.betsy import Move, Position
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.games.registry import Position
+
+Move = int
 
 
 class Verdict(str, enum.Enum):
@@ -72,10 +77,11 @@ def engine_argv(
     allow_fractional: bool = False,
     extra_args: Sequence[str] = (),
 ) -> list[str]:
-    """``PROGRAM N PLAYER BOARD SECONDS`` for one move, then any engine-specific ``extra_args``."""
+    """``PROGRAM SIZE PLAYER BOARD SECONDS`` for one move (SIZE: Betsy's ``n``, Connect Four's
+    ``WxH``), then any engine-specific ``extra_args``."""
     return [
         *command,
-        str(position.n),
+        position.size_text,
         position.player,
         position.board(),
         format_seconds(seconds, allow_fractional),
@@ -136,7 +142,7 @@ def check_answer(position: Position, move: Move, board: str) -> tuple[Verdict, s
     """Judge an answer against the rules: (OK, "") or (ILLEGAL_MOVE | BOARD_MISMATCH, why)."""
     reason = position.illegal_reason(move)
     if reason is not None:
-        return Verdict.ILLEGAL_MOVE, f"{reason} (position {position.n} {position.player} {position.board()})"
+        return Verdict.ILLEGAL_MOVE, f"{reason} (position {position.size_text} {position.player} {position.board()})"
     expected = position.after(move).board()
     if board != expected:
         return Verdict.BOARD_MISMATCH, f"move {move} gives {expected}, but the engine printed {board}"

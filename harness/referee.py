@@ -27,9 +27,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harness import sandbox
-from harness.games.betsy import Position
+
+if TYPE_CHECKING:
+    from harness.games.registry import Position
 from harness.protocol import (
     Verdict,
     answer_warnings,

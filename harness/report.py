@@ -107,9 +107,12 @@ def _points(value: float) -> str:
 
 def render_text(report: Report) -> str:
     config = report.config
-    sizes = ", ".join(str(n) for n in config.get("n", []))
+    if "n" in config:  # Betsy
+        game, sizes = "", "n = " + ", ".join(str(n) for n in config["n"])
+    else:
+        game, sizes = f"{config.get('game', '')} ", ", ".join(str(size) for size in config.get("size", []))
     lines = [
-        f"Tournament {report.name!r} (#{report.tournament}): {report.games} games, n = {sizes}, "
+        f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
         f"{config.get('time', 0):g} s per move, {config.get('format', '')}",
         "",
         "Crosstable (row engine's points / games against the column engine)",

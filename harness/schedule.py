@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.rng import Rng
+from typing import Any
+
 from harness.config import Opening, TournamentConfig
-from harness.games.betsy import Position, initial_position
+from harness.games.registry import Game, get_game
+from harness.rng import Rng
+from harness.settings import GameSettings
 
 
 @dataclass(frozen=True)
@@ -14,12 +17,14 @@ class ScheduledGame:
     """One game of a tournament, fully determined by the config."""
 
     game_id: str
-    """Stable id, e.g. ``n5:r1:random:greedy:a`` (``a``: first of the pairing plays x; ``b``: swapped).
+    """Stable id, e.g. ``n5:r1:random:greedy:a`` (Betsy) or ``8x8:r1:random:greedy:a`` (Connect
+    Four): ``a``, the first of the pairing plays x; ``b``, swapped.
 
     Engine names cannot contain ``:``, so ids are unique whatever the names."""
     pair_key: str
     """Shared by the two games of one opening with colours swapped."""
-    n: int
+    size: str
+    """Board size as on the wire."""
     round: int
     """1-based round."""
     x: str
@@ -35,33 +40,47 @@ def pairings(names: list[str], fmt: str) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
 
 
-def random_opening(n: int, plies: int, seed: int, round_index: int) -> Opening:
+def _size_seed(size: str) -> int:
+    """Betsy's n, as before games were plugins (same openings); W * 100 + H for W x H."""
+    width, _, height = size.partition("x")
+    return int(width) * 100 + int(height) if height else int(width)
+
+
+def random_opening(size: str | int, plies: int, seed: int, round_index: int, game: Game | None = None) -> Opening:
     """``plies`` random legal moves from the empty board that do not end the game.
 
-    Deterministic in (n, plies, seed, round): every pairing plays the same opening in a round.
+    Deterministic in (game, size, plies, seed, round): every pairing plays the same opening in a round.
     """
-    rng = Rng((seed * 1_000_003 + n) * 1_000_003 + round_index)
-    position = initial_position(n)
+    rules = game if game is not None else get_game("betsy")
+    size = rules.parse_size(str(size))
+    rng = Rng((seed * 1_000_003 + _size_seed(size)) * 1_000_003 + round_index)
+    position = rules.initial(size)
     for _ in range(plies):
         moves = position.legal_moves()
+        if not moves:
+            break
         quiet = []
         for move in moves:
             position.push(move)
-            if position.winner() is None:
+            if position.winner() is None and rules.end_reason(position) is None:
                 quiet.append(move)
             position.pop()
-        position.push(rng.choice(quiet or moves))
-        if position.winner() is not None:  # only when every move ends the game: stop here
-            position.pop()
+        if not quiet:  # every move ends the game: stop here
             break
+        position.push(rng.choice(quiet))
     return Opening(position.board(), position.player)
 
 
-def opening_for(config: TournamentConfig, n: int, round_index: int) -> Opening:
+def opening_for(config: TournamentConfig, size: str, round_index: int) -> Opening:
     if config.opening_positions:
-        suite = config.opening_positions[n]
+        suite = config.opening_positions[size]
         return suite[round_index % len(suite)]
-    return random_opening(n, config.openings_plies, config.openings_seed, round_index)
+    return random_opening(size, config.openings_plies, config.openings_seed, round_index, config.game)
+
+
+def pair_prefix(game: Game, size: str) -> str:
+    """The first part of a game id: ``n5`` for Betsy (as before games were plugins), else the size."""
+    return f"n{size}" if game.name == "betsy" else size
 
 
 def schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -69,17 +88,19 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     names = [engine.name for engine in config.engines]
     games: list[ScheduledGame] = []
     for round_index in range(config.rounds):
-        for n in config.n:
-            opening = opening_for(config, n, round_index)
+        for size in config.sizes:
+            opening = opening_for(config, size, round_index)
+            prefix = pair_prefix(config.game, size)
             for first, second in pairings(names, config.format):
-                pair_key = f"n{n}:r{round_index + 1}:{first}:{second}"
+                pair_key = f"{prefix}:r{round_index + 1}:{first}:{second}"
                 for suffix, x, o in (("a", first, second), ("b", second, first)):
                     games.append(ScheduledGame(
-                        f"{pair_key}:{suffix}", pair_key, n, round_index + 1, x, o,
+                        f"{pair_key}:{suffix}", pair_key, size, round_index + 1, x, o,
                         opening.board, opening.player,
                     ))
     return games
 
 
-def start_position(game: ScheduledGame, win_priority: str) -> Position:
-    return Position.from_text(str(game.n), game.start_player, game.start_board, win_priority)  # type: ignore[arg-type]
+def start_position(game: ScheduledGame, settings: GameSettings) -> Any:
+    """The scheduled game's start position, under the settings' rules."""
+    return settings.rules.position(game.size, game.start_player, game.start_board, settings.options)

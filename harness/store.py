@@ -25,14 +25,16 @@ from harness.schedule import ScheduledGame
 
 _GAME_COLUMNS = (
     "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, start_player, "
-    "result, winner, termination, reason, plies, fault_json, finished_at"
+    "result, winner, termination, reason, plies, fault_json, finished_at, game, size"
 )
+_OLD_GAME_COLUMNS = _GAME_COLUMNS.replace(", game, size", ", 'betsy', CAST(n AS TEXT)")
+"""The same values from a database written before games were plugins (Betsy only, size = n)."""
 _MOVE_COLUMNS = "ply, player, engine, move, board, verdict, seconds, warnings_json, detail"
 _INSERT_TOURNAMENT = (
     "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) VALUES (?, ?, ?, ?, ?)"
 )
 _INSERT_ENGINE = "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)"
-_INSERT_GAME = f"INSERT OR IGNORE INTO games (tournament_id, {_GAME_COLUMNS}) VALUES ({', '.join('?' * 19)})"
+_INSERT_GAME = f"INSERT OR IGNORE INTO games (tournament_id, {_GAME_COLUMNS}) VALUES ({', '.join('?' * 21)})"
 _INSERT_MOVE = f"INSERT INTO moves (game, {_MOVE_COLUMNS}) VALUES ({', '.join('?' * 10)})"
 
 SCHEMA = """
@@ -58,7 +60,7 @@ CREATE TABLE IF NOT EXISTS games (
     game_id TEXT NOT NULL,
     pair_key TEXT NOT NULL,
     round INTEGER NOT NULL,
-    n INTEGER NOT NULL,
+    n INTEGER NOT NULL,  -- Betsy's n; 0 for other games (see size)
     x TEXT NOT NULL,
     o TEXT NOT NULL,
     time REAL NOT NULL,
@@ -73,6 +75,8 @@ CREATE TABLE IF NOT EXISTS games (
     plies INTEGER NOT NULL,
     fault_json TEXT,
     finished_at TEXT NOT NULL,
+    game TEXT NOT NULL DEFAULT 'betsy',
+    size TEXT NOT NULL DEFAULT '',
     UNIQUE (tournament_id, game_id)
 );
 CREATE TABLE IF NOT EXISTS moves (
@@ -208,7 +212,9 @@ class StoredGame:
     game_id: str
     pair_key: str
     round: int
-    n: int
+    game: str
+    size: str
+    """Board size as on the wire (``5``, ``8x8``)."""
     x: str
     o: str
     result: str
@@ -252,6 +258,7 @@ class Store:
             self.connection.execute("PRAGMA synchronous=FULL")
             self.connection.execute("PRAGMA foreign_keys=ON")
             self.connection.executescript(SCHEMA)
+            self._upgrade()
         except (sqlite3.DatabaseError, UnicodeDecodeError, StoreError) as error:
             self.close()
             if isinstance(error, StoreError):
@@ -296,6 +303,22 @@ class Store:
             verdict = self.connection.execute("PRAGMA quick_check(1)").fetchone()[0]
             if verdict != "ok":
                 raise damaged(self.path, verdict)
+
+    def _has_game_columns(self) -> bool:
+        columns = {row[1] for row in self.connection.execute("PRAGMA table_info(games)")}
+        return "size" in columns
+
+    def _upgrade(self) -> None:
+        """Add the game and size columns to a database written before games were plugins."""
+        if self._has_game_columns():
+            return
+        with self._transaction() as cursor:
+            cursor.execute("ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT 'betsy'")
+            cursor.execute("ALTER TABLE games ADD COLUMN size TEXT NOT NULL DEFAULT ''")
+            cursor.execute("UPDATE games SET size = CAST(n AS TEXT)")
+
+    def _game_columns(self) -> str:
+        return _GAME_COLUMNS if self._has_game_columns() else _OLD_GAME_COLUMNS
 
     def close(self) -> None:
         connection = getattr(self, "connection", None)
@@ -397,10 +420,11 @@ class Store:
         with self._transaction() as cursor:
             cursor.execute(
                 _INSERT_GAME,
-                (tournament, game.game_id, game.pair_key, game.round, record.n, record.x, record.o,
+                (tournament, game.game_id, game.pair_key, game.round,
+                 record.n if record.game == "betsy" else 0, record.x, record.o,
                  record.time, record.max_plies, record.win_priority, record.start_board,
                  record.start_player, record.result, record.winner, record.termination,
-                 record.reason, record.plies, fault, now),
+                 record.reason, record.plies, fault, now, record.game, record.size),
             )
             if cursor.rowcount == 0:
                 return False
@@ -413,11 +437,12 @@ class Store:
         return True
 
     def games(self, tournament: int) -> list[StoredGame]:
+        game, size = ("game", "size") if self._has_game_columns() else ("'betsy'", "CAST(n AS TEXT)")
         rows = self.connection.execute(
-            "SELECT game_id, pair_key, round, n, x, o, result, winner, termination, reason, plies, "
-            "fault_json FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+            f"SELECT game_id, pair_key, round, {game}, {size}, x, o, result, winner, termination, reason, "
+            "plies, fault_json FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
-        return [StoredGame(*row[:11], None if row[11] is None else json.loads(row[11]))  # type: ignore[call-arg]
+        return [StoredGame(*row[:12], None if row[12] is None else json.loads(row[12]))  # type: ignore[call-arg]
                 for row in rows]
 
     def engine_names(self, tournament: int) -> list[str]:
@@ -458,7 +483,7 @@ class Store:
             (tournament,),
         ).fetchall()
         games = src.execute(
-            f"SELECT id, {_GAME_COLUMNS} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+            f"SELECT id, {source._game_columns()} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
         with self._transaction() as cursor:
             row = cursor.execute(

@@ -23,6 +23,7 @@ from harness.errors import UsageError
 from harness.engines import EngineSpec
 from harness.match import GameRecord, Standing, play_game, score_for_x
 from harness.referee import Limits, kill_current_call
+from harness.settings import GameSettings
 from harness.schedule import ScheduledGame, schedule, start_position
 from harness.store import Store
 
@@ -46,9 +47,7 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class _Settings:
-    seconds: float
-    max_plies: int
-    win_priority: str
+    game: GameSettings
     limits: Limits
 
 
@@ -76,13 +75,10 @@ def _terminate_worker(signum: int, frame: object) -> None:
 
 
 def _play(game: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: _Settings) -> GameRecord:
-    log.debug("start %s: %s (x) vs %s (o), n = %d", game.game_id, x.name, o.name, game.n)
+    log.debug("start %s: %s (x) vs %s (o), %s", game.game_id, x.name, o.name,
+              settings.game.rules.size_phrase(game.size))
     record = play_game(
-        x, o, game.n, settings.seconds,
-        start=start_position(game, settings.win_priority),
-        max_plies=settings.max_plies,
-        win_priority=settings.win_priority,  # type: ignore[arg-type]
-        limits=settings.limits,
+        x, o, settings.game, game.size, start=start_position(game, settings.game), limits=settings.limits,
     )
     if record.fault is not None:
         log.warning("%s: %s", game.game_id, record.reason)
@@ -168,9 +164,9 @@ def _run_games(
         if on_warning is not None:
             on_warning(warning)
     settings = _Settings(
-        config.time, config.max_plies, config.win_priority,
-        Limits(grace=config.grace, allow_fractional_time=config.allow_fractional_time, sandbox=confined,
-               file_bytes=config.max_file_mb << 20, processes=config.max_processes),
+        config.settings,
+        config.settings.limits(sandbox=confined, file_bytes=config.max_file_mb << 20,
+                               processes=config.max_processes),
     )
     bar = tqdm(
         total=summary.scheduled, initial=summary.already_done, disable=not progress,

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.engines import EngineSpec, builtin_engine
 from harness.games.betsy import Position, PositionError, initial_position
-from harness.match import play_game, score_for_x
+from harness.match import Termination, play_game, score_for_x
 from harness.positions import (
     Case,
     all_moves_lose_position,
@@ -31,6 +31,7 @@ from harness.positions import (
 )
 from harness.protocol import Verdict
 from harness.referee import CallResult, Limits, ask
+from harness.settings import GameSettings
 
 CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
 REQUIRED = ("protocol", "rules", "time", "robustness")
@@ -449,8 +450,11 @@ class Validator:
             opponent = builtin_engine(name)
             x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
             self.progress(f"strength: game {game + 1}/{self.settings.games} against {name}")
-            record = play_game(x, o, n, self.settings.seconds, max_plies=max_plies, limits=self.limits)
-            adjudication = self._adjudicate(record) if record.termination == "max-plies" else None
+            game_settings = GameSettings(time=self.settings.seconds, max_plies=max_plies,
+                                         allow_fractional_time=self.settings.allow_fractional_time,
+                                         grace=self.settings.grace)
+            record = play_game(x, o, game_settings, str(n), limits=self.limits)
+            adjudication = self._adjudicate(record) if record.termination is Termination.MAX_PLIES else None
             return record, adjudication, x is student
 
         tasks = [(name, game) for name in opponents for game in range(self.settings.games)]

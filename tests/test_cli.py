@@ -132,7 +132,7 @@ def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
     result = run_program([*arena, "match", "greedy", "greedy", "--n", "3", "--time", "1", "--max-plies", "2"])
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "game 1: greedy (x) vs greedy (o), n = 3, 1 s per move"
+    assert lines[0] == "game 1: greedy (x) vs greedy (o), Betsy n = 3, 1 s per move"
     assert lines[1].startswith("   1. x greedy: drops into column ")
     assert len(lines[2].split()) == 3  # a drawn board row: three cells
     assert lines[-1] == "result: 1/2-1/2 (draw: 2 plies without a line)"
@@ -144,9 +144,11 @@ def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
         (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
                             "'python3 path/betsy.py' or './my_engine'"),
         (["random", "random", "--time", "0.5"],
-         "invalid --time: time limit 0.5 is not a whole number of seconds; use a whole number, or allow "
-         "fractions (--allow-fractional-time) if every engine accepts them"),
-        (["random", "random", "--n", "0"], "invalid --n 0: the board size must be at least 1"),
+         "invalid --time 0.5: expected a whole number of seconds (or give --allow-fractional-time)"),
+        (["random", "random", "--n", "0"], "invalid --n 0: n must be a whole number >= 1"),
+        (["random", "random", "--game", "connect4", "--n", "5"],
+         "invalid --n 5: a Betsy option; give Connect Four's size as --size (e.g. --size 8x8)"),
+        (["random", "random", "--game", "chess"], "invalid --game 'chess': use betsy or connect4"),
         (["random", "random", "--games", "0"], "invalid --games 0: play at least one game"),
         (["random", "random", "--win-priority", "red"], "invalid --win-priority 'red': use mover or blue"),
     ],

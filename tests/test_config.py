@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
-    "name, game, n, time, allow_fractional_time, grace, max_plies, win_priority, format, rounds, "
+    "name, game, time, allow_fractional_time, grace, max_plies, win_priority, n, size, format, rounds, "
     "openings, concurrency, sandbox, max_file_mb, max_processes, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
@@ -51,9 +51,9 @@ def test_quick_yaml_loads_with_its_fields() -> None:
     path = ROOT / "configs" / "quick.yaml"
     config = load_config(path)
     assert isinstance(config, TournamentConfig)
-    assert (config.name, config.game, config.n) == ("quick", "betsy", (5,))
-    assert (config.time, config.allow_fractional_time, config.grace) == (1.0, False, 0.5)
-    assert (config.max_plies, config.win_priority, config.format) == (200, "mover", "round-robin")
+    assert (config.name, config.game.name, config.sizes) == ("quick", "betsy", ("5",))
+    assert (config.settings.time, config.settings.allow_fractional_time, config.settings.grace) == (1.0, False, 0.5)
+    assert (config.settings.max_plies, config.settings.win_priority, config.format) == (200, "mover", "round-robin")
     assert config.rounds == 1
     assert (config.openings_plies, config.openings_seed, config.openings_file) == (2, 1, None)
     assert config.opening_positions == {}
@@ -92,17 +92,17 @@ def test_every_shipped_config_loads_and_schedules_the_games_its_comment_promises
 
 def test_n_as_a_single_int_becomes_a_tuple(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "name: t\nn: 4\n" + ENGINES))
-    assert config.n == (4,)
+    assert config.sizes == ("4",)
 
 
 def test_n_as_a_list_keeps_its_order(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "name: t\nn: [6, 4]\n" + ENGINES))
-    assert config.n == (6, 4)
+    assert config.sizes == ("6", "4")
 
 
 def test_whole_time_given_as_int_is_a_float(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "name: t\ntime: 2\n" + ENGINES))
-    assert config.time == 2.0
+    assert config.settings.time == 2.0
 
 
 def test_relative_command_resolves_against_the_config_folder_not_the_cwd(
@@ -165,7 +165,7 @@ def test_fingerprint_ignores_concurrency_but_not_rounds(tmp_path: Path) -> None:
 
 def test_fractional_time_is_accepted_when_allowed(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "name: t\ntime: 0.5\nallow_fractional_time: true\n" + ENGINES))
-    assert (config.time, config.allow_fractional_time) == (0.5, True)
+    assert (config.settings.time, config.settings.allow_fractional_time) == (0.5, True)
 
 
 # --- unknown keys --------------------------------------------------------------------------------
@@ -284,7 +284,7 @@ def test_infinite_time_or_grace_is_refused(tmp_path: Path, lines: str) -> None:
 @pytest.mark.parametrize(("line", "expected"), [
     ("format: swiss", "format: expected one of 'round-robin' or 'gauntlet', got 'swiss'"),
     ("win_priority: red", "win_priority: expected one of 'mover' or 'blue', got 'red'"),
-    ("game: chess", "game: expected one of 'betsy', got 'chess'"),
+    ("game: chess", "game: expected one of 'betsy' or 'connect4', got 'chess'"),
 ])
 def test_literal_mismatch_lists_the_choices(tmp_path: Path, line: str, expected: str) -> None:
     path, message = problem(tmp_path, f"name: t\n{line}\n" + ENGINES)
@@ -547,8 +547,8 @@ def test_openings_file_loads_by_n_in_file_order(tmp_path: Path, monkeypatch: pyt
     config = load_config(path)
     assert config.openings_file == str(folder / "openings.txt")
     assert config.opening_positions == {
-        3: (Opening(b3, "x"), Opening("." * 18, "x")),
-        5: (Opening(b5, "o"), ),
+        "3": (Opening(b3, "x"), Opening("." * 18, "x")),
+        "5": (Opening(b5, "o"), ),
     }
     assert (p3, p5) == ("x", "o")
     positions = config.fingerprint()["openings"]["positions"]

@@ -10,6 +10,7 @@ import pytest
 
 from harness.engines import EngineSpec, builtin_engine
 from harness.games.betsy import Position
+from harness.settings import GameSettings
 from harness.match import Termination, play_game
 from tests.conftest import ROOT, SEED_BOARD
 
@@ -39,7 +40,7 @@ def test_seed_figure_game_ends_with_reds_row(tmp_path: Path) -> None:
         "x ...o..xoooooxxxxxo": 1,
     })
     start = Position.from_text("3", "o", SEED_BOARD)
-    record = play_game(blue, red, 3, 5, start=start)
+    record = play_game(blue, red, GameSettings(time=5), start=start)
     assert [m.move for m in record.moves] == [2, -1, 2, 1, -1]
     assert [m.board for m in record.moves] == [
         "...x..o.oxooxxxoxo",
@@ -58,7 +59,7 @@ def test_seed_figure_game_ends_with_reds_row(tmp_path: Path) -> None:
 
 
 def test_a_hanging_engine_forfeits_on_time_at_its_first_move() -> None:
-    record = play_game(inline("sleeper", HANG), builtin_engine("random"), 5, 1)
+    record = play_game(inline("sleeper", HANG), builtin_engine("random"), GameSettings(), "5")
     assert record.plies == 1
     assert record.moves[0].verdict == "time"
     assert record.moves[0].move is None and record.moves[0].board is None
@@ -71,7 +72,7 @@ def test_a_hanging_engine_forfeits_on_time_at_its_first_move() -> None:
 
 def test_an_illegal_move_forfeits_and_keeps_the_engines_output(tmp_path: Path) -> None:
     cheat = inline("cheat", "print('thinking'); print('9 ' + '.' * 18)")
-    record = play_game(builtin_engine("random"), cheat, 3, 1, start=Position.from_text("3", "o", SEED_BOARD))
+    record = play_game(builtin_engine("random"), cheat, GameSettings(), start=Position.from_text("3", "o", SEED_BOARD))
     assert record.result == "1-0"
     assert record.moves[0].verdict == "illegal-move"
     assert record.fault is not None
@@ -83,7 +84,7 @@ def test_third_occurrence_of_a_position_is_a_draw(tmp_path: Path) -> None:
     # Column 1 holds one pebble: rotating it leaves the board unchanged, so the game cycles.
     board = "." * 15 + "x.."
     rotate = {f"{p} {board}": -1 for p in "xo"}
-    record = play_game(scripted(tmp_path, "a", rotate), scripted(tmp_path, "b", rotate), 3, 1,
+    record = play_game(scripted(tmp_path, "a", rotate), scripted(tmp_path, "b", rotate), GameSettings(),
                        start=Position.from_text("3", "o", board))
     # o to move at the start (1), x (1), o (2), x (2), o (3): the fourth move makes the third.
     assert record.plies == 4
@@ -92,7 +93,7 @@ def test_third_occurrence_of_a_position_is_a_draw(tmp_path: Path) -> None:
 
 
 def test_game_is_drawn_at_max_plies() -> None:
-    record = play_game(builtin_engine("random"), builtin_engine("random"), 8, 1, max_plies=6)
+    record = play_game(builtin_engine("random"), builtin_engine("random"), GameSettings(max_plies=6), "8")
     assert record.plies == 6
     assert (record.result, record.winner, record.termination) == ("1/2-1/2", None, "max-plies")
     assert record.reason == "draw: 6 plies without a line"
@@ -102,8 +103,8 @@ def test_game_is_drawn_at_max_plies() -> None:
 def test_double_line_is_decided_by_win_priority(tmp_path: Path, priority: str, result: str) -> None:
     board = "oxxxooxoxoxoooxxxo"  # o rotating column 1 completes x's top row and o's second row
     red = scripted(tmp_path, "red", {f"o {board}": -1})
-    record = play_game(builtin_engine("random"), red, 3, 1, start=Position.from_text("3", "o", board),
-                       win_priority=priority)  # type: ignore[arg-type]
+    record = play_game(builtin_engine("random"), red, GameSettings(win_priority=priority),
+                       start=Position.from_text("3", "o", board))
     assert record.result == result
     assert record.moves[0].board == "xxxoooxoxxxoooxoxo"
     expected = "o wins: o (red) rotates column 1 and completes a line" if priority == "mover" else \
@@ -112,8 +113,8 @@ def test_double_line_is_decided_by_win_priority(tmp_path: Path, priority: str, r
 
 
 def test_record_json_has_result_reason_plies_and_verdicts() -> None:
-    record = play_game(builtin_engine("greedy", {"seed": 1}), builtin_engine("random", {"seed": 2}), 4, 1,
-                       max_plies=10)
+    record = play_game(builtin_engine("greedy", {"seed": 1}), builtin_engine("random", {"seed": 2}),
+                       GameSettings(max_plies=10), "4")
     data = json.loads(json.dumps(record.to_json()))
     assert data["plies"] == len(data["moves"]) == record.plies
     assert data["result"] in ("1-0", "0-1", "1/2-1/2")

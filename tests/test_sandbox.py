@@ -126,6 +126,7 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
 name: hostile
 n: [4]
 time: 1
+grace: 10
 max_plies: 6
 format: gauntlet
 rounds: 1
@@ -147,7 +148,7 @@ engines:
         faults = connection.execute("SELECT game_id, fault_json FROM games WHERE fault_json IS NOT NULL").fetchall()
         details = connection.execute("SELECT detail FROM moves WHERE verdict != 'ok'").fetchall()
     assert games == (12, 12)  # 6 opponents of rnd, each game played once, colours swapped
-    assert faults == [] and details == [], "an attack worked, or an engine failed"
+    assert faults == [] and details == [], f"an attack worked, or an engine failed: {faults} {details}"
     assert replay_matches_record(db) == []
     assert digest(tables) == tables_before
     assert namespaced_processes() <= before

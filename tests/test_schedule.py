@@ -103,7 +103,7 @@ def test_game_ids_for_three_engines_one_round(tmp_path: Path) -> None:
     assert [(g.x, g.o) for g in games] == [
         ("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b"),
     ]
-    assert {(g.n, g.round) for g in games} == {(5, 1)}
+    assert {(g.size, g.round) for g in games} == {("5", 1)}
 
 
 def test_game_ids_go_round_by_round_then_by_n(tmp_path: Path) -> None:
@@ -149,9 +149,9 @@ def test_round_robin_plays_every_pair_once_per_round_and_size(tmp_path: Path, co
     games = schedule(config)
     for round_ in (1, 2, 3):
         for n in (4, 5):
-            keys = {g.pair_key for g in games if g.round == round_ and g.n == n}
+            keys = {g.pair_key for g in games if g.round == round_ and g.size == str(n)}
             assert len(keys) == count * (count - 1) // 2
-            pairs = {frozenset((g.x, g.o)) for g in games if g.round == round_ and g.n == n}
+            pairs = {frozenset((g.x, g.o)) for g in games if g.round == round_ and g.size == str(n)}
             assert pairs == {frozenset((a, b)) for i, a in enumerate(names) for b in names[i + 1:]}
 
 
@@ -211,7 +211,7 @@ def test_each_pair_key_is_two_games_with_colours_swapped_and_the_same_start(tmp_
     for key, (first, second) in ((k, v) for k, v in by_key.items() if len(v) == 2):
         assert (first.x, first.o) == (second.o, second.x)
         assert (first.start_board, first.start_player) == (second.start_board, second.start_player)
-        assert (first.n, first.round) == (second.n, second.round)
+        assert (first.size, first.round) == (second.size, second.round)
         assert (first.game_id, second.game_id) == (f"{key}:a", f"{key}:b")
     assert all(len(v) == 2 for v in by_key.values())
 
@@ -220,7 +220,7 @@ def test_every_pairing_plays_the_same_opening_in_a_round(tmp_path: Path) -> None
     config = config_of(tmp_path, "name: t\nn: [4, 5]\nrounds: 4\n" + engines_yaml("a", "b", "c", "d"))
     starts: dict[tuple[int, int], set[tuple[str, str]]] = {}
     for game in schedule(config):
-        starts.setdefault((game.n, game.round), set()).add((game.start_board, game.start_player))
+        starts.setdefault((int(game.size), game.round), set()).add((game.start_board, game.start_player))
     assert all(len(found) == 1 for found in starts.values())
     assert len(starts) == 2 * 4
 
@@ -269,7 +269,7 @@ def test_openings_with_zero_plies_are_the_empty_board(tmp_path: Path) -> None:
         assert random_opening(n, 0, 1, 0) == Opening("." * (n * (n + 3)), "x")
     config = config_of(tmp_path, "name: t\nn: [3, 5]\nrounds: 3\nopenings: {plies: 0}\n" + engines_yaml("a", "b"))
     for game in schedule(config):
-        assert (game.start_board, game.start_player) == ("." * (game.n * (game.n + 3)), "x")
+        assert (game.start_board, game.start_player) == ("." * (int(game.size) * (int(game.size) + 3)), "x")
 
 
 def test_default_openings_are_two_plies(tmp_path: Path) -> None:
@@ -284,8 +284,8 @@ def test_default_openings_are_two_plies(tmp_path: Path) -> None:
 def test_start_position_rebuilds_the_scheduled_start(tmp_path: Path) -> None:
     config = config_of(tmp_path, "name: t\nn: [5]\nrounds: 2\nwin_priority: blue\n" + engines_yaml("a", "b"))
     for game in schedule(config):
-        position = start_position(game, config.win_priority)
-        assert (position.n, position.board(), position.player) == (game.n, game.start_board, game.start_player)
+        position = start_position(game, config.settings)
+        assert (position.n, position.board(), position.player) == (int(game.size), game.start_board, game.start_player)
         assert position.win_priority == "blue"
 
 
@@ -307,9 +307,9 @@ def test_openings_from_a_file_cycle_through_the_positions_by_round(tmp_path: Pat
     suite3 = [("." * 18, "x"), (b3.board(), "x"), (b3b.board(), "o")]
     games = schedule(config)
     for game in games:
-        expected = suite3[(game.round - 1) % 3] if game.n == 3 else (b5.board(), "o")
+        expected = suite3[(game.round - 1) % 3] if int(game.size) == 3 else (b5.board(), "o")
         assert (game.start_board, game.start_player) == expected, game.game_id
     rounds_for_n3 = [
-        (g.start_board, g.start_player) for g in games if g.n == 3 and g.game_id.endswith(":a:b:a")
+        (g.start_board, g.start_player) for g in games if g.size == "3" and g.game_id.endswith(":a:b:a")
     ]
     assert rounds_for_n3 == [suite3[r % 3] for r in range(7)]

@@ -257,8 +257,7 @@ def test_fractional_time_follows_the_same_rule_as_match() -> None:
     program = f"python3 {STUDENTS / 'random_legal.py'}"
     refused = run_program([*ARENA, "validate", program, "--time", "0.5"])
     assert (refused.returncode, refused.stderr) == (2, (
-        "arena: error: invalid --time: time limit 0.5 is not a whole number of seconds; use a whole number, "
-        "or allow fractions (--allow-fractional-time) if every engine accepts them\n"))
+        "arena: error: invalid --time 0.5: expected a whole number of seconds (or give --allow-fractional-time)\n"))
     code, report = validate(f"python3 {FAKES / 'echoes_seconds.py'}", "--time", "0.5", "--allow-fractional-time",
                             "--n", "3")
     assert report["categories"]["protocol"]["checks"][0]["command"].endswith(" 0.5")

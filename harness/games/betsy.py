@@ -281,6 +281,11 @@ class Position:
         """Side to move as its wire letter, ``x`` or ``o``."""
         return PLAYERS[self.turn]
 
+    @property
+    def size_text(self) -> str:
+        """The size as the protocol's first argument: ``n``."""
+        return str(self.n)
+
     def __repr__(self) -> str:
         return f"Position({self.n}, {self.board()!r}, {self.player!r})"
 
