@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.engines import EngineSpec
 from harness.games.registry import PLAYERS
-from harness.protocol import Verdict
+from harness.protocol import CallWarning, Verdict
 from harness.referee import CallResult, Limits, ask
 
 if TYPE_CHECKING:
@@ -51,7 +51,8 @@ class MoveRecord:
     verdict: Verdict
     """How the call ended (stored as its value)."""
     seconds: float
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[CallWarning, ...] = ()
+    """Protocol warnings (stored and exported as ``{kind, text}``)."""
     detail: str = ""
 
 
@@ -115,6 +116,8 @@ class GameRecord:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, CallWarning):
+        return value.to_json()
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, dict):

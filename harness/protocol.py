@@ -40,6 +40,41 @@ class Verdict(str, enum.Enum):
         return self.value
 
 
+class WarningKind(str, enum.Enum):
+    """What a protocol warning is about: tolerated, recorded, never a fault."""
+
+    LINES_AFTER_ANSWER = "lines-after-answer"
+    """Non-blank lines printed after the answer line."""
+    EXIT_STATUS_AFTER_ANSWER = "exit-status-after-answer"
+    """Exited with a non-zero status after answering."""
+    SIGNAL_AFTER_ANSWER = "signal-after-answer"
+    """Killed by a signal (its own, or a limit's) after answering."""
+    KILLED_AT_DEADLINE = "killed-at-deadline"
+    """Still running at the deadline, killed; its last answer counts."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CallWarning(str):
+    """One protocol warning: its text (this string) and its ``kind``, a WarningKind.
+
+    A ``str`` so that it reads as the sentence it is; code asks ``kind``, never the words."""
+
+    kind: WarningKind
+
+    def __new__(cls, kind: WarningKind, text: str) -> CallWarning:
+        warning = super().__new__(cls, text)
+        warning.kind = kind
+        return warning
+
+    def __reduce__(self) -> tuple[type[CallWarning], tuple[WarningKind, str]]:
+        return CallWarning, (self.kind, str(self))
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind.value, "text": str(self)}
+
+
 # A well-formed answer: two tokens, a signed whole number and a board of . x o. Range, legality and
 # board length are judged afterwards, so a wrong board is a board-mismatch rather than "no answer".
 _ANSWER = re.compile(r"\s*([+-]?\d+)\s+([.xo]+)\s*")
@@ -121,20 +156,22 @@ def find_answer(lines: Sequence[str]) -> Answer | None:
     return None
 
 
-def answer_warnings(answer: Answer, exit_status: int | None) -> list[str]:
+def answer_warnings(answer: Answer, exit_status: int | None) -> list[CallWarning]:
     """Protocol warnings for an accepted answer: prose after it, a failing exit after it."""
     warnings = []
     if answer.lines_after:
         plural = "s" if answer.lines_after > 1 else ""
-        warnings.append(
-            f"{answer.lines_after} line{plural} printed after the answer "
-            f"(the answer should be the last line)"
-        )
+        warnings.append(CallWarning(
+            WarningKind.LINES_AFTER_ANSWER,
+            f"{answer.lines_after} line{plural} printed after the answer (the answer should be the last line)",
+        ))
     if exit_status is not None and exit_status != 0:
         if exit_status < 0:
-            warnings.append(f"killed by signal {-exit_status} after answering")
+            warnings.append(CallWarning(WarningKind.SIGNAL_AFTER_ANSWER,
+                                        f"killed by signal {-exit_status} after answering"))
         else:
-            warnings.append(f"exited with status {exit_status} after answering")
+            warnings.append(CallWarning(WarningKind.EXIT_STATUS_AFTER_ANSWER,
+                                        f"exited with status {exit_status} after answering"))
     return warnings
 
 

@@ -34,7 +34,9 @@ from harness import sandbox
 if TYPE_CHECKING:
     from harness.games.registry import Position
 from harness.protocol import (
+    CallWarning,
     Verdict,
+    WarningKind,
     answer_warnings,
     check_answer,
     decode_lines,
@@ -91,7 +93,7 @@ class CallResult:
     """The last complete stdout lines (up to 20)."""
     stderr_tail: str = ""
     """The end of stderr (up to 4 KiB)."""
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[CallWarning, ...] = field(default_factory=tuple)
     """Protocol warnings that do not lose the game."""
     answered_after: float | None = None
     """Seconds from spawn until the answer line (the last well-formed one) was read; None without one."""
@@ -415,7 +417,7 @@ def run_call(
     stderr_tail = err.tail_text()
 
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
-               answer_board: str | None = None, warnings: Sequence[str] = (),
+               answer_board: str | None = None, warnings: Sequence[CallWarning] = (),
                answered_after: float | None = None) -> CallResult:
         return CallResult(verdict, answer_move, answer_board, elapsed, returncode, killed,
                           detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings), answered_after)
@@ -434,7 +436,8 @@ def run_call(
     verdict, detail = check_answer(position, answer.move, answer.board)
     warnings = answer_warnings(answer, exit_status)
     if not exited:
-        warnings.append("still running at the deadline; killed (its last answer counts)")
+        warnings.append(CallWarning(WarningKind.KILLED_AT_DEADLINE,
+                                    "still running at the deadline; killed (its last answer counts)"))
     arrived = out.line_time(answer.line_number)  # None: the last line, ended by the exit
     answered_after = min((arrived if arrived is not None else ended) - started, elapsed)
     return result(verdict, detail, answer.move, answer.board, warnings, answered_after)

@@ -432,7 +432,7 @@ class Store:
             cursor.executemany(
                 _INSERT_MOVE,
                 [(row_id, m.ply, m.player, m.engine, m.move, m.board, m.verdict, m.seconds,
-                  json.dumps(list(m.warnings)), m.detail) for m in record.moves],
+                  json.dumps([w.to_json() for w in m.warnings]), m.detail) for m in record.moves],
             )
         return True
 

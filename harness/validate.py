@@ -29,7 +29,7 @@ from harness.positions import (
     last_pebble_suite,
     tactics_suite,
 )
-from harness.protocol import Verdict
+from harness.protocol import Verdict, WarningKind
 from harness.referee import CallResult, Limits, ask
 from harness.settings import GameSettings
 
@@ -237,13 +237,13 @@ class Validator:
             f"answered after {result.answered_after or 0:.2f} s" if in_time
             else result.detail if timed else no_answer,
             expected=f"an answer within {self.settings.seconds:g} s", judged=timed, **evidence))
-        after = [w for w in result.warnings if "after the answer" in w]
+        after = [w for w in result.warnings if w.kind is WarningKind.LINES_AFTER_ANSWER]
         category.checks.append(Check(
             "answer-is-last-line", answered,
             (after[0] if after else "the answer is the last line printed") if answered else no_answer,
             warning=bool(after), judged=answered,
             expected="nothing printed after the answer (tolerated, with a warning)", **evidence))
-        exit_warnings = [w for w in result.warnings if "after answering" in w or "deadline" in w]
+        exit_warnings = [w for w in result.warnings if w.kind is not WarningKind.LINES_AFTER_ANSWER]
         category.checks.append(Check(
             "exits-cleanly", answered,
             (exit_warnings[0] if exit_warnings else f"exited with status {result.exit_status}")

@@ -157,3 +157,20 @@ def test_verdict_values_are_the_wire_names() -> None:
     assert [str(v) for v in Verdict] == [
         "ok", "time", "no-answer", "output-limit", "illegal-move", "board-mismatch", "failed-to-start",
     ]
+
+
+def test_warnings_carry_a_kind_and_serialise_as_kind_and_text() -> None:
+    from harness.protocol import CallWarning, WarningKind
+
+    warnings = answer_warnings(Answer(1, ".", 1, 2), -9)
+    assert [w.kind for w in warnings] == [WarningKind.LINES_AFTER_ANSWER, WarningKind.SIGNAL_AFTER_ANSWER]
+    assert [w.to_json() for w in warnings] == [
+        {"kind": "lines-after-answer", "text": "2 lines printed after the answer (the answer should be the last line)"},
+        {"kind": "signal-after-answer", "text": "killed by signal 9 after answering"},
+    ]
+    import copy
+    import pickle
+
+    for clone in (pickle.loads(pickle.dumps(warnings[1])), copy.deepcopy(warnings[1])):
+        assert isinstance(clone, CallWarning) and clone.kind is WarningKind.SIGNAL_AFTER_ANSWER
+        assert clone == "killed by signal 9 after answering"
