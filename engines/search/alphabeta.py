@@ -8,7 +8,8 @@ that implements the small ``Game`` protocol (engines/search/game.py).
   moves (two per ply) and the history heuristic.
 - Threat detection at the horizon: a leaf whose side to move has a winning move scores as that win.
 - A position repeated on the search path scores as a draw; any score that depended on such a draw
-  is path-dependent and is not stored in the table.
+  is path-dependent and is not stored in the table. A position without legal moves (a full Connect
+  Four board) is a draw too.
 - Anytime: ``iterate`` yields the result of each completed depth; a deadline or node limit stops
   the search inside an iteration, whose partial result is discarded.
 
@@ -266,6 +267,8 @@ class AlphaBeta:
                     return score
 
         moves = game.legal_moves()
+        if not moves:
+            return 0  # a full board: a draw (the move that filled it did not win)
         push, pop, won = game.push, game.pop, game.winner_after_push
         if depth >= 2:
             if game.has_winning_move():

@@ -1,6 +1,6 @@
 """The small game protocol the search modules need (types only: nothing is imported at run time).
 
-``harness.games.betsy.Position`` implements it; other games (Connect Four, ...) will too.
+``harness.games.betsy.Position`` and ``harness.games.connect4.Position`` implement it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
         """Side to move: 0 or 1."""
 
         def legal_moves(self) -> list[int]:
-            """Every legal move (never empty in a game in progress)."""
+            """Every legal move; empty only when the game is drawn (a full Connect Four board)."""
 
         def push(self, move: int) -> None:
             """Play a legal move."""

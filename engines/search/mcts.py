@@ -6,7 +6,8 @@
   parent whose children are all proven losses for it is proven lost.
 - Playouts with decisive and anti-decisive moves: take a winning move when there is one; otherwise
   prefer a random move that does not hand the opponent an immediate win. A playout that repeats a
-  position of its path, or runs past a ply cap, is scored by the evaluation's sign.
+  position of its path, or runs past a ply cap, is scored by the evaluation's sign. A position
+  without legal moves (a full Connect Four board) is a draw.
 - Randomness comes from an injected generator (``rng.randrange``).
 """
 
@@ -141,6 +142,9 @@ class MCTS:
                 # Reward for the side that moved into this node: it won if the node is lost.
                 reward = 1.0 if node.proof == LOST else 0.0
                 break
+            if not node.moves:
+                reward = 0.5  # a full board: a draw
+                break
             move = self._select(node)
             mover = game.turn
             game.push(move)
@@ -232,6 +236,8 @@ class MCTS:
         keys = set(seen)
         for _ in range(self.playout_plies):
             moves = game.legal_moves()
+            if not moves:
+                break  # a full board: a draw
             mover = game.turn
             chosen = None
             if game.has_winning_move():  # decisive: play the winning move
