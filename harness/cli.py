@@ -250,6 +250,51 @@ def match(
         typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")
 
 
+@app.command()
+def solve(
+    positions: Annotated[Optional[Path], typer.Argument(
+        help="File of positions in Pons's notation, one per line (a score after it is ignored); "
+             "default: standard input.", show_default=False)] = None,
+    game: GameOption = "connect4",
+    size: Annotated[str, typer.Option("--size", help="Board size WxH (width up to 9: one digit per move).")] = "7x6",
+) -> None:
+    """Solve Connect Four positions exactly: print POSITION SCORE lines in Pascal Pons's convention
+    (0 draw; W*H/2 + 1 - s when the side to move wins with its s-th disc; negative when it loses)."""
+    from harness.games.connect4 import parse_size
+
+    def prepare() -> tuple[int, int]:
+        if game != "connect4":
+            raise UsageError(f"invalid --game {game!r}: arena solve solves connect4 positions")
+        try:
+            width, height = parse_size(size)
+        except PositionError as error:
+            raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
+        if width > 9:
+            raise UsageError(f"invalid --size {size!r}: Pons's notation has one digit per move, so widths up to 9")
+        if positions is not None and not positions.is_file():
+            raise UsageError(f"no positions file at {positions}; check the path, or pipe positions in")
+        return width, height
+
+    width, height = _guard(prepare)
+    from engines.connect4_solver import solve_lines
+
+    def run() -> None:
+        try:
+            source = positions.open(encoding="utf-8") if positions is not None else sys.stdin
+        except OSError as error:
+            raise UsageError(f"cannot read {positions}: {error.strerror or error}") from None
+        try:
+            for line in solve_lines(source, width, height):
+                typer.echo(line)
+        except UnicodeDecodeError:
+            raise UsageError(f"{positions or 'standard input'} is not text; give positions like 4453 one per line") from None
+        finally:
+            if positions is not None:
+                source.close()
+
+    _guard(run)
+
+
 def _setup_logging(log_path: Path, verbose: bool) -> None:
     """Log to a file beside the results, and to the console with -v; workers' logs go through the
     coordinator (multiprocessing-logging), so lines from parallel games never interleave."""

@@ -30,9 +30,10 @@ engines:
 """A two-game tournament of random against random at n = 3."""
 
 
-def run_program(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run a program to completion, capturing text output."""
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run_program(argv: list[str], timeout: float = 60, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a program to completion, capturing text output (stdin: ``input``, or nothing)."""
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, input=input,
+                          stdin=None if input is not None else subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -1,0 +1,43 @@
+"""The CLI across games: `arena moves --game`, `arena solve`, Connect Four matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ARENA, run_program
+
+PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "pons"
+
+
+def test_solve_prints_pons_scores_for_his_end_easy_lines() -> None:
+    source = PONS / "Test_L3_R1"
+    if not source.is_file():
+        pytest.skip(f"Pons's test sets are not beside this clone ({source} missing)")
+    lines = source.read_text().splitlines()[:20]
+    result = run_program([ARENA, "solve"], input="\n".join(line.split()[0] for line in lines) + "\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == lines
+
+
+def test_solve_scores_positions_of_our_own() -> None:
+    # After 445566 x holds 4, 5, 6 of the bottom row and is to move: column 3 or 7 wins with its
+    # 4th disc, so the score is 7 * 6 / 2 + 1 - 4 = 18.
+    result = run_program([ARENA, "solve", "--size", "7x6"], input="445566\n")
+    assert (result.returncode, result.stdout) == (0, "445566 18\n")
+
+
+@pytest.mark.parametrize(("args", "stdin", "message"), [
+    (["solve"], "12a\n", "line 1: invalid character 'a' at index 2 of '12a': moves are column digits 1..7"),
+    (["solve"], "44444444\n", "line 1: column 4 (move 7 of '44444444') is full: it holds 6 discs"),
+    (["solve", "--size", "10x6"], "", "invalid --size '10x6': Pons's notation has one digit per move, so widths up to 9"),
+    (["solve", "--size", "3x3"], "",
+     "invalid --size '3x3': width and height from 4 to 12 are supported, e.g. 8x8 or 7x6"),
+    (["solve", "--game", "betsy"], "", "invalid --game 'betsy': arena solve solves connect4 positions"),
+    (["solve", "/nonexistent/positions.txt"], "",
+     "no positions file at /nonexistent/positions.txt; check the path, or pipe positions in"),
+])
+def test_solve_refuses_bad_input_in_one_line(args: list[str], stdin: str, message: str) -> None:
+    result = run_program([ARENA, *args], input=stdin)
+    assert (result.returncode, result.stderr) == (2, f"arena: error: {message}\n")
