@@ -1,6 +1,8 @@
-"""Alpha-beta engine: iterative-deepening PVS over the Betsy rules core with engines.evaluation.
+"""Alpha-beta engine: iterative-deepening PVS (engines/search/alphabeta.py) with engines.evaluation
+for Betsy and engines.connect4_evaluation for Connect Four.
 
 ``python -m engines.alphabeta N PLAYER BOARD SECONDS [--depth D] [--nodes N] [--seed S] [--info]``
+(N is ``WxH`` for Connect Four)
 
 It prints the best move of each completed iteration (so a kill at the deadline still finds an
 answer) and exits by about 0.9 x the limit, counting its own start-up.
@@ -22,6 +24,13 @@ from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import AlphaBeta, SearchResult
 from harness.games.betsy import Move, Position
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from engines.protocol import AnyPosition
+
 OPTIONS = {"depth": int, "nodes": int, "info": bool, "contempt": int}
 TIME_FRACTION = 0.9
 """Answer by this fraction of the limit, counted from process start."""
@@ -38,8 +47,17 @@ CONTEMPT = 20
 """A draw by repetition counts as this much below level for the engine (see AlphaBeta.contempt)."""
 
 
+def evaluation_for(position: AnyPosition) -> Callable[[Any], int]:
+    """The static evaluation for the position's game (Connect Four's is imported only when needed)."""
+    if isinstance(position, Position):
+        return evaluate
+    from engines.connect4_evaluation import evaluate as connect4_evaluate
+
+    return connect4_evaluate
+
+
 def choose_move(
-    position: Position,
+    position: AnyPosition,
     deadline: float | None = None,
     max_depth: int = 64,
     max_nodes: int | None = None,
@@ -52,7 +70,7 @@ def choose_move(
     ``rng`` shuffles the root moves first, which breaks ties between equal moves at random (the
     search keeps the first of equal moves); without it the choice is deterministic.
     """
-    searcher = AlphaBeta(evaluate, contempt=contempt)
+    searcher = AlphaBeta(evaluation_for(position), contempt=contempt)
     if rng is not None:
         def shuffled(_game: object, moves: list[Move]) -> list[Move]:
             moves = moves[:]
@@ -67,7 +85,7 @@ def choose_move(
 
 def deepen(
     searcher: AlphaBeta,
-    position: Position,
+    position: AnyPosition,
     deadline: float | None,
     max_depth: int = 64,
     max_nodes: int | None = None,
@@ -115,7 +133,7 @@ def _choose(request: Request) -> Move:
 
     depth = int(request.options.get("depth", 64))
     nodes = request.options.get("nodes")
-    if "depth" not in request.options and "nodes" not in request.options:
+    if isinstance(position, Position) and "depth" not in request.options and "nodes" not in request.options:
         from engines.tablebase import probe
 
         known = probe(position)  # small boards are solved: play the exact move
@@ -130,7 +148,7 @@ def _choose(request: Request) -> Move:
 
 
 OPTION_HELP = {
-    "depth": ("D", "search at most D plies deep (given, it skips the n = 3 tables)"),
+    "depth": ("D", "search at most D plies deep (given, it skips Betsy's n = 3 tables)"),
     "nodes": ("K", "stop after about K nodes; depth 1 always completes (skips the tables)"),
     "seed": ("S", "seed of the tie-break between equally good moves (a whole number)"),
     "contempt": ("C", f"a draw by repetition counts C points below level (default {CONTEMPT})"),
@@ -139,7 +157,8 @@ OPTION_HELP = {
 }
 SUMMARY = (
     "Iterative-deepening alpha-beta search; prints the best move of each completed\n"
-    "depth and answers by 0.9 x SECONDS. n = 3 is played from exact tables when built."
+    "depth and answers by 0.9 x SECONDS. Betsy's n = 3 is played from exact tables\n"
+    "when built; Connect Four is evaluated by threats and centre discs."
 )
 
 

@@ -3,8 +3,9 @@
 In order of preference it plays: a move that wins at once; a move after which the opponent has no
 winning reply (and that does not hand the opponent a line itself), the best of them by
 ``evaluation.line_balance``; failing that, the best move that does not lose on the spot; failing that,
-any move. Ties are broken by the seeded generator.
-``python -m engines.greedy N PLAYER BOARD SECONDS [--seed S]``.
+any move. Ties are broken by the seeded generator. In Connect Four the score is
+``connect4_evaluation.balance`` (threats and centre) instead.
+``python -m engines.greedy N PLAYER BOARD SECONDS [--seed S]`` (N is ``WxH`` for Connect Four).
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ from engines.evaluation import line_balance
 from engines.protocol import Request, Rng, run
 from harness.games.betsy import Move, Position
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from engines.protocol import AnyPosition
+
 # Move classes, best first.
 _WINS, _SAFE, _ALLOWS_WIN, _LOSES = range(4)
 
 
-def choose_move(position: Position, rng: Rng) -> Move:
+def choose_move(position: AnyPosition, rng: Rng) -> Move:
     """The greedy choice described in the module docstring."""
+    score_of: Callable[[Any, int], int] = line_balance
+    if not isinstance(position, Position):
+        from engines.connect4_evaluation import balance as score_of
     me = position.turn
     best_class = _LOSES + 1
     best_score = 0
@@ -38,7 +49,7 @@ def choose_move(position: Position, rng: Rng) -> Move:
             move_class, score = _LOSES, 0
         else:
             move_class = _ALLOWS_WIN if position.has_winning_move() else _SAFE
-            score = line_balance(position, me)
+            score = score_of(position, me)
         position.pop()
         if move_class < best_class or (move_class == best_class and score > best_score):
             best_class, best_score, best = move_class, score, [move]
@@ -56,7 +67,8 @@ OPTION_HELP = {
 }
 SUMMARY = (
     "Wins at once if it can, avoids moves that allow an immediate win, and otherwise\n"
-    "plays the move with the best line balance (engines/evaluation.py)."
+    "plays the move with the best line balance (engines/evaluation.py; Connect Four:\n"
+    "engines/connect4_evaluation.py)."
 )
 
 

@@ -1,7 +1,7 @@
 """MCTS-assisted alpha-beta: alpha-beta is the backbone, MCTS breaks its ties.
 
 ``python -m engines.mcts_alphabeta N PLAYER BOARD SECONDS [--seed S] [--info] [--mcts-share F]
-[--playouts K] [--depth D]``
+[--playouts K] [--depth D]`` (N is ``WxH`` for Connect Four)
 
 With ``--seed``, ``--playouts`` and ``--depth`` the move is reproducible: nothing then depends on
 the clock (unless the time limit cuts the search short).
@@ -16,7 +16,8 @@ the clock (unless the time limit cuts the search short).
    it has not proven lost is played (alpha-beta's move when visits tie).
 
 Both searches evaluate with alpha-beta's evaluation plus column rings (``RING``), and alpha-beta
-searches with a higher contempt (``CONTEMPT``); the alpha-beta engine keeps its own settings.
+searches with a higher contempt (``CONTEMPT``); the alpha-beta engine keeps its own settings. In
+Connect Four both use engines.connect4_evaluation.
 
 Measured against alpha-beta alone at n = 5 (200-game runs, 1 s per move; README), MCTS helps only
 where alpha-beta is truly indifferent: giving it 30% of the time before alpha-beta (root order and
@@ -43,6 +44,13 @@ from engines.search.alphabeta import WIN_BOUND, AlphaBeta, SearchResult
 from engines.search.mcts import LOST, MCTS, WON
 from harness.games.betsy import Move, Position
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from engines.protocol import AnyPosition
+
 OPTIONS = {"info": bool, "mcts_share": float, "depth": int, "playouts": int}
 RING = 2.0
 """Weight of the evaluation's column-ring term (engines.evaluation.ring_value). Self-play at n = 5,
@@ -67,7 +75,7 @@ than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses am
 
 
 def choose_move(
-    position: Position,
+    position: AnyPosition,
     deadline: float,
     rng: Rng,
     mcts_share: float = MCTS_SHARE,
@@ -83,7 +91,10 @@ def choose_move(
     may use the whole time (a ``max_depth`` makes the move independent of the clock).
     """
     now = time.monotonic()
-    searcher = AlphaBeta(evaluate, contempt=CONTEMPT)
+    evaluation: Callable[[Any], int] = evaluate
+    if not isinstance(position, Position):
+        from engines.connect4_evaluation import evaluate as evaluation
+    searcher = AlphaBeta(evaluation, contempt=CONTEMPT)
     searcher.root_margin = MARGIN
     ab_deadline = deadline if playouts is not None else now + max(0.0, deadline - now) * (1 - mcts_share)
     result = deepen(searcher, position, ab_deadline, max_depth, None, on_iteration)
@@ -96,7 +107,7 @@ def choose_move(
     near = [move for move, score in scores.items() if score > best_score - MARGIN and score > -WIN_BOUND]
     if len(near) < 2:
         return result.move, result, {}
-    mcts = MCTS(evaluate, rng)
+    mcts = MCTS(evaluation, rng)
     if playouts is not None:
         mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
     else:
@@ -125,7 +136,7 @@ def _choose(request: Request) -> Move:
             print(f"info depth {result.depth} score {result.score} nodes {result.nodes} "
                   f"pv {' '.join(map(str, result.pv))}", file=sys.stderr, flush=True)
 
-    if "depth" not in request.options and "playouts" not in request.options:
+    if isinstance(position, Position) and "depth" not in request.options and "playouts" not in request.options:
         from engines.tablebase import probe
 
         known = probe(position)  # small boards are solved: play the exact move
@@ -156,7 +167,7 @@ OPTION_HELP = {
 SUMMARY = (
     "Alpha-beta search, with Monte Carlo tree search choosing among the moves it finds\n"
     "exactly tied; prints the best move found so far and answers by 0.9 x SECONDS.\n"
-    "n = 3 is played from exact tables when built."
+    "Betsy's n = 3 is played from exact tables when built."
 )
 
 

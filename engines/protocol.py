@@ -1,8 +1,10 @@
 """Wire I/O shared by our engines: read ``N PLAYER BOARD SECONDS [--option value ...]``, print the
 answer ``MOVE NEWBOARD`` as the last line of stdout.
 
-Every engine process starts afresh for each move, so this module and everything it imports stays
-light: no argparse, no typing, no random (see harness.rng).
+The first argument tells the game: ``5`` is Betsy (n), ``8x8`` Connect Four (WxH). Every engine
+process starts afresh for each move, so this module and everything it imports stays light: no
+argparse, no typing, no random (see harness.rng), and Connect Four's rules are imported only for a
+Connect Four position.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from harness.rng import Rng as Rng  # re-exported: engines take their generator 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Literal, TypeAlias
+
+    from harness.games import connect4
+
+    AnyPosition: TypeAlias = "Position | connect4.Position"
+    GameName: TypeAlias = Literal["betsy", "connect4"]
 
 STARTED = time.monotonic()
 """When this engine process began importing, for time budgets that include start-up."""
@@ -45,18 +53,28 @@ class UsageError(ValueError):
     """Bad command-line arguments; the message names the argument and the fix."""
 
 
+def is_connect4(size: str) -> bool:
+    """Whether the protocol's first argument names a Connect Four board (``WxH``) rather than Betsy's n."""
+    return "x" in size
+
+
 class Request:
     """One call of an engine: the position to move in, the time limit and the engine's options."""
 
     __slots__ = ("position", "seconds", "options")
 
-    def __init__(self, position: Position, seconds: float, options: dict[str, int | float | bool]):
+    def __init__(self, position: AnyPosition, seconds: float, options: dict[str, int | float | bool]):
         self.position = position
-        """The position, side to move included."""
+        """The position, side to move included: a ``betsy.Position`` or a ``connect4.Position``."""
         self.seconds = seconds
         """The move's time limit in seconds."""
         self.options = options
         """Option values by name (only those given)."""
+
+    @property
+    def game(self) -> GameName:
+        """``betsy`` or ``connect4``."""
+        return "betsy" if isinstance(self.position, Position) else "connect4"
 
     @property
     def seed(self) -> int | None:
@@ -77,10 +95,11 @@ def parse_seconds(text: str) -> float:
 
 
 def parse_request(
-    argv: Sequence[str], options: dict[str, type] | None = None
+    argv: Sequence[str], options: dict[str, type] | None = None, connect4_only: bool = False
 ) -> Request:
     """Parse ``N PLAYER BOARD SECONDS`` and ``--name value`` options (anywhere, or ``--name=value``).
 
+    ``N`` is Betsy's board size, or ``WxH`` for Connect Four (required with ``connect4_only``).
     ``options`` maps option names to ``int``, ``float`` or ``bool`` (a flag without a value).
     """
     known = {"seed": int, **(options or {})}
@@ -122,17 +141,41 @@ def parse_request(
             + (f": {' '.join(positional)}" if positional else "")
         )
     n_text, player, board, seconds_text = positional
+    if connect4_only and not is_connect4(n_text):
+        raise UsageError(
+            f"invalid board size {n_text!r}: this engine plays Connect Four only; give WxH, columns x rows, "
+            f"e.g. 8x8 or 7x6"
+        )
     try:
-        position = Position.from_text(n_text, player, board)
+        position: AnyPosition
+        if is_connect4(n_text):
+            from harness.games import connect4
+
+            position = connect4.Position.from_text(n_text, player, board)
+            over = connect4_game_over(position)
+            if over is not None:
+                raise UsageError(over)
+        else:
+            position = Position.from_text(n_text, player, board)
     except PositionError as error:
         raise UsageError(str(error)) from None
     return Request(position, parse_seconds(seconds_text), values)
 
 
+def connect4_game_over(position: connect4.Position) -> str | None:
+    """Why a Connect Four position has no move to answer (a four, a full board), or None."""
+    winner = position.winner()
+    if winner is not None:
+        return f"the game is over: {'xo'[winner]} has four in a row, so there is no move to make"
+    if position.is_full():
+        return "the game is over: the board is full (a draw), so there is no move to make"
+    return None
+
+
 _last_answer: list[str] = []
 
 
-def print_answer(position: Position, move: Move) -> None:
+def print_answer(position: AnyPosition, move: Move) -> None:
     """Print the answer line now (flushed) unless it is the line printed last: engines that find a
     better move print it again, so a kill at the deadline still finds their best answer."""
     line = format_answer(position, move)
@@ -141,8 +184,9 @@ def print_answer(position: Position, move: Move) -> None:
         _last_answer[:] = [line]
 
 
-def format_answer(position: Position, move: Move) -> str:
-    """The answer line ``MOVE NEWBOARD`` for ``move`` played in ``position``."""
+def format_answer(position: AnyPosition, move: Move) -> str:
+    """The answer line ``MOVE NEWBOARD`` (``COLUMN NEWBOARD`` in Connect Four) for ``move`` played in
+    ``position``."""
     position.push(move)
     board = position.board()
     position.pop()
@@ -152,9 +196,17 @@ def format_answer(position: Position, move: Move) -> str:
 HELP_FLAGS = ("-h", "--help")
 
 ARGUMENTS_HELP = (
-    ("N", "board size: N columns and N + 3 rows (1 to 16)"),
-    ("PLAYER", "side to move: x (blue, moves first) or o (red)"),
-    ("BOARD", "the N*(N+3) cells, row by row from the top, each . (empty), x or o"),
+    ("N", "the game and board size: N for Betsy, N columns and N + 3 rows (1 to 16);\n"
+          "WxH for Connect Four, W columns and H rows (4 to 12 each, e.g. 8x8 or 7x6)"),
+    ("PLAYER", "side to move: x (moves first; blue in Betsy) or o (red in Betsy)"),
+    ("BOARD", "every cell, row by row from the top, each . (empty), x or o:\n"
+              "N*(N+3) cells for Betsy, W*H for Connect Four"),
+    ("SECONDS", "time limit for this move, in seconds"),
+)
+CONNECT4_ARGUMENTS_HELP = (
+    ("N", "the board size WxH: W columns and H rows (4 to 12 each, e.g. 8x8 or 7x6)"),
+    ("PLAYER", "side to move: x (moves first) or o"),
+    ("BOARD", "the W*H cells, row by row from the top, each . (empty), x or o"),
     ("SECONDS", "time limit for this move, in seconds"),
 )
 _DEFAULT_HELP = {"seed": ("S", "seed of the engine's random choices (a whole number)")}
@@ -165,12 +217,14 @@ def usage(
     options: dict[str, type] | None = None,
     option_help: dict[str, tuple[str, str]] | None = None,
     summary: str = "",
+    connect4_only: bool = False,
 ) -> str:
     """The ``--help`` text: synopsis, arguments and every option the engine accepts.
 
     ``option_help`` maps an option name to ``(METAVAR, description)``; ``METAVAR`` is ignored for
     flags. Built only when asked for, so the normal path pays nothing for it.
     """
+    arguments = CONNECT4_ARGUMENTS_HELP if connect4_only else ARGUMENTS_HELP
     known = {"seed": int, **(options or {})}
     described = option_help or {}
     order = [name for name in described if name in known] + [name for name in known if name not in described]
@@ -189,20 +243,23 @@ def usage(
     lines = [f"usage: {prog} N PLAYER BOARD SECONDS {' '.join(synopsis)}".rstrip()]
     if summary:
         lines += ["", summary]
-    width = max(len(left) for left, _ in (*ARGUMENTS_HELP, *rows)) + 2
+    width = max(len(left) for left, _ in (*arguments, *rows)) + 2
     indent = "\n" + " " * (width + 2)
     for heading, entries in (
-        ("arguments:", ARGUMENTS_HELP),
+        ("arguments:", arguments),
         ("options (--name value or --name=value; - and _ are the same in a name):", rows),
     ):
         lines += ["", heading]
         lines += [f"  {left:<{width}}{text.replace(chr(10), indent)}".rstrip() for left, text in entries]
-    lines += [
-        "",
-        "The last line printed is the answer MOVE NEWBOARD: MOVE is c to drop a pebble into",
-        "column c, or -c to rotate column c; NEWBOARD is the board after the move.",
-        "Bad arguments: a one-line message on stderr and exit status 2.",
+    answer = [
+        "The last line printed is the answer MOVE NEWBOARD: MOVE is the column c (1 to W) the",
+        "disc drops into; NEWBOARD is the board after the move.",
+    ] if connect4_only else [
+        "The last line printed is the answer MOVE NEWBOARD: in Betsy MOVE is c to drop a pebble",
+        "into column c, or -c to rotate column c; in Connect Four MOVE is the column c (1 to W)",
+        "the disc drops into. NEWBOARD is the board after the move.",
     ]
+    lines += ["", *answer, "Bad arguments: a one-line message on stderr and exit status 2."]
     return "\n".join(lines) + "\n"
 
 

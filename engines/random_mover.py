@@ -1,4 +1,7 @@
-"""Random engine: a uniformly random legal move. ``python -m engines.random_mover N PLAYER BOARD SECONDS``."""
+"""Random engine: a uniformly random legal move, in Betsy or Connect Four.
+
+``python -m engines.random_mover N PLAYER BOARD SECONDS`` (N is ``WxH`` for Connect Four).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +12,14 @@ if __name__ == "__main__" and not __package__:  # run as a file: import engines.
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from engines.protocol import Request, Rng, run
-from harness.games.betsy import Move, Position
+from harness.games.betsy import Move
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engines.protocol import AnyPosition
 
 
-def choose_move(position: Position, rng: Rng) -> Move:
+def choose_move(position: AnyPosition, rng: Rng) -> Move:
     """A legal move drawn uniformly."""
     return rng.choice(position.legal_moves())
 

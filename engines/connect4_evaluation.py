@@ -1,0 +1,78 @@
+"""Heuristic evaluation of Connect Four positions, for the searches and greedy.
+
+Two terms, from x's point of view, then signed for the side to move:
+
+- **Threats**: empty cells where a colour would complete a four. When the board fills up with both
+  sides answering each other in the same column, x gets the odd rows (1, 3, ... counted from the
+  bottom) and o the even ones (Allis's zugzwang rule), so a threat on its owner's rows is worth
+  ``THREAT`` and any other threat ``WEAK_THREAT``.
+- **Centre**: each disc is worth ``CENTRE`` per window of four through its cell (3 in a corner of
+  7x6, 13 in the middle), so central discs, which take part in more fours, count more.
+
+All by bitboard: a handful of shifts and bit counts per position, with the per-size tables built
+once.
+"""
+
+from __future__ import annotations
+
+from harness.games.connect4 import Colour, Geometry, Position, winning_cells
+
+THREAT = 60
+"""A threat on its owner's rows (odd for x, even for o)."""
+WEAK_THREAT = 25
+"""A threat on the other rows."""
+CENTRE = 2
+"""Per window of four through a disc's cell."""
+
+_TABLES: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], int, int]] = {}
+
+
+def windows_through(g: Geometry) -> list[int]:
+    """The number of windows of four (in any direction) through each bit of the board, by bit index."""
+    counts = [0] * (g.width * g.stride)
+    for c in range(g.width):
+        for h in range(g.height):
+            for dc, dh in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                cells = [(c + i * dc, h + i * dh) for i in range(4)]
+                if all(0 <= cc < g.width and 0 <= hh < g.height for cc, hh in cells):
+                    for cc, hh in cells:
+                        counts[cc * g.stride + hh] += 1
+    return counts
+
+
+def _tables(g: Geometry) -> tuple[tuple[tuple[int, int], ...], int, int]:
+    """Per size: the centre weights as bit planes ``(mask, weight)``, x's rows and o's rows."""
+    found = _TABLES.get((g.width, g.height))
+    if found is None:
+        counts = windows_through(g)
+        planes = []
+        for bit in range(max(counts).bit_length()):
+            mask = sum(1 << index for index, count in enumerate(counts) if count >> bit & 1)
+            planes.append((mask, CENTRE << bit))
+        found = _TABLES[(g.width, g.height)] = (tuple(planes), g.odd_rows, g.board_mask ^ g.odd_rows)
+    return found
+
+
+def evaluate(position: Position) -> int:
+    """The static value for the side to move (0 for a full board: a draw)."""
+    g = position.geometry
+    x, o = position.masks
+    empty = g.board_mask ^ (x | o)
+    if not empty:
+        return 0
+    planes, x_rows, o_rows = _tables(g)
+    score = 0
+    for mask, weight in planes:
+        score += weight * ((x & mask).bit_count() - (o & mask).bit_count())
+    x_threats = winning_cells(x, g) & empty
+    o_threats = winning_cells(o, g) & empty
+    if x_threats or o_threats:
+        score += THREAT * ((x_threats & x_rows).bit_count() - (o_threats & o_rows).bit_count())
+        score += WEAK_THREAT * ((x_threats & o_rows).bit_count() - (o_threats & x_rows).bit_count())
+    return -score if position.turn else score
+
+
+def balance(position: Position, colour: Colour) -> int:
+    """``evaluate`` from ``colour``'s point of view."""
+    score = evaluate(position)
+    return score if position.turn == colour else -score
