@@ -1,0 +1,373 @@
+"""The engines playing Connect Four: the protocol's WxH form, answers, tactics, the searches on full
+boards, the threat evaluation, and the seed's homework player (its printed values reproduced)."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+import pytest
+
+from engines import alphabeta, greedy, homework, mcts_alphabeta, random_mover
+from engines.connect4_evaluation import CENTRE, THREAT, WEAK_THREAT, balance, evaluate, windows_through
+from engines.protocol import Rng, UsageError, parse_request
+from engines.search.alphabeta import WIN, AlphaBeta
+from engines.search.mcts import MCTS
+from harness.games import betsy
+from harness.games.connect4 import PLAYER_O, PLAYER_X, Position, initial_position
+from tests.conftest import ROOT, run_program
+
+ENGINES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "homework"]
+SIZES = [(4, 4), (7, 6), (8, 8), (12, 12)]
+
+
+def rows(*lines: str) -> str:
+    """A board string from its rows, top first."""
+    return "".join(lines)
+
+
+def engine(name: str) -> list[str]:
+    return [sys.executable, str(ROOT / "engines" / f"{name}.py")]
+
+
+def random_position(width: int, height: int, seed: int) -> Position:
+    """A game in progress after a seeded number of random moves (no four, not full)."""
+    rng = random.Random(seed)
+    while True:
+        position = initial_position(width, height)
+        for _ in range(rng.randrange(width * height // 2)):
+            move = rng.choice(position.legal_moves())
+            position.push(move)
+            if position.winner_after_push(move) is not None:
+                break
+        else:
+            if position.legal_moves() and not position.has_winning_move():
+                return position
+
+
+def answer_of(position: Position, stdout: str) -> int:
+    """The column of the last line ``COLUMN NEWBOARD``, checked: a legal move and its board."""
+    column_text, board = stdout.splitlines()[-1].split()
+    column = int(column_text)
+    assert position.is_legal(column), (position, column)
+    assert position.after(column).board() == board
+    return column
+
+
+# --- the protocol ---------------------------------------------------------------------------------
+
+
+def test_parse_request_tells_connect4_by_its_wxh_size() -> None:
+    request = parse_request(["7x6", "o", "." * 38 + "x" + "...", "1.5", "--seed", "4"])
+    assert request.game == "connect4"
+    assert isinstance(request.position, Position)
+    assert (request.position.size, request.position.player) == ((7, 6), "o")
+    assert request.position.board() == "." * 38 + "x..."
+    assert (request.seconds, request.seed) == (1.5, 4)
+    betsy_request = parse_request(["5", "x", "." * 40, "1"])
+    assert betsy_request.game == "betsy" and isinstance(betsy_request.position, betsy.Position)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["8x", "x", "." * 64, "1"], "invalid board size '8x': use WxH, columns x rows, e.g. 8x8 or 7x6"),
+    (["3x9", "x", "." * 27, "1"],
+     "invalid board size '3x9': width and height from 4 to 12 are supported, e.g. 8x8 or 7x6"),
+    (["8x8", "o", "." * 64, "1"],
+     "invalid player 'o' for this board: x and o have 0 discs each, so it is x's turn (x moves first)"),
+    (["8x8", "x", "." * 63, "1"], "board has 63 characters, expected 64 for 8x8 (8 columns x 8 rows)"),
+    (["4x4", "o", rows("....", "....", "ooo.", "xxxx"), "1"],
+     "the game is over: x has four in a row, so there is no move to make"),
+    (["4x4", "x", rows("oxox", "oxox", "xoxo", "xoxo"), "1"],
+     "the game is over: the board is full (a draw), so there is no move to make"),
+    (["8x8", "x", "." * 64, "0"], "invalid time limit '0': give a positive number of seconds"),
+])
+def test_parse_request_names_each_connect4_problem(args: list[str], message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_request(args)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_engine_rejects_a_bad_connect4_board_with_one_line_and_exit_2(name: str) -> None:
+    board = rows("....", "....", "..o.", "x...")
+    result = run_program([*engine(name), "4x4", "x", board, "1"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"{name}: error: floating disc in column 3, row 3 from the top: the cell below it is empty, but "
+        f"discs fall to the bottom of their column\n"
+    )
+
+
+def test_homework_refuses_betsy_arguments_with_one_line_and_exit_2() -> None:
+    result = run_program([*engine("homework"), "5", "x", "." * 40, "1"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "homework: error: invalid board size '5': this engine plays Connect Four only; give WxH, columns x "
+        "rows, e.g. 8x8 or 7x6\n"
+    )
+
+
+@pytest.mark.parametrize("name", ENGINES[:4])
+def test_help_describes_both_games(name: str) -> None:
+    result = run_program([*engine(name), "--help"])
+    assert result.returncode == 0
+    assert result.stdout.startswith(f"usage: {name} N PLAYER BOARD SECONDS")
+    assert "N for Betsy, N columns and N + 3 rows (1 to 16)" in result.stdout
+    assert "WxH for Connect Four, W columns and H rows (4 to 12 each, e.g. 8x8 or 7x6)" in result.stdout
+    assert "in Connect Four MOVE is the column c (1 to W)" in result.stdout
+
+
+def test_homework_help_describes_connect4_only() -> None:
+    result = run_program([*engine("homework"), "--help"])
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: homework N PLAYER BOARD SECONDS [--depth D] [--seed S]\n")
+    assert "  N           the board size WxH: W columns and H rows (4 to 12 each, e.g. 8x8 or 7x6)\n" in result.stdout
+    assert "Betsy" not in result.stdout
+
+
+# --- every engine answers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("name", ENGINES)
+def test_engine_answers_a_legal_column_and_its_board(name: str, size: tuple[int, int]) -> None:
+    position = random_position(*size, seed=size[0] * 13 + size[1])
+    result = run_program([*engine(name), position.size_text, position.player, position.board(), "0.5", "--seed", "1"])
+    assert result.returncode == 0, result.stderr
+    answer_of(position, result.stdout)
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_engine_answers_in_time_at_8x8_with_one_second(name: str) -> None:
+    position = random_position(8, 8, seed=88)
+    start = time.monotonic()
+    result = run_program([*engine(name), "8x8", position.player, position.board(), "1"])
+    wall = time.monotonic() - start
+    assert result.returncode == 0, result.stderr
+    answer_of(position, result.stdout)
+    assert wall < 1.5  # the limit plus the referee's default grace
+
+
+def test_engines_answer_the_empty_board_and_the_last_empty_cell() -> None:
+    last = Position(4, 4, rows(".xox", "oxox", "xoxo", "xoxo"))
+    for name in ENGINES:
+        for position in (initial_position(), last):
+            result = run_program([*engine(name), position.size_text, position.player, position.board(), "0.3"])
+            assert result.returncode == 0, (name, result.stderr)
+            column = answer_of(position, result.stdout)
+            if position is last:
+                assert column == 1
+
+
+# --- tactics --------------------------------------------------------------------------------------
+
+# x to move at 7x6: x wins at once in column 4 (bottom row); o threatens nothing.
+X_WINS_IN_ONE = rows(".......", ".......", ".......", ".......", "ooo....", "xxx....")
+# o to move: x threatens column 5 (three in the bottom row, columns 2 to 4); o must block there.
+O_MUST_BLOCK = rows(".......", ".......", ".......", ".......", "o......", "oxxx...")
+
+
+def test_alphabeta_finds_a_win_in_one_and_blocks_a_loss_in_one() -> None:
+    win = Position.from_text("7x6", "x", X_WINS_IN_ONE)
+    result = alphabeta.choose_move(win, time.monotonic() + 5, max_depth=4)
+    assert (result.move, result.score) == (4, WIN - 1)
+    block = Position.from_text("7x6", "o", O_MUST_BLOCK)
+    assert block.opponent_has_winning_move() and block.after(5).opponent_has_winning_move() is False
+    for depth in (1, 2, 3, 6):
+        assert alphabeta.choose_move(block, time.monotonic() + 5, max_depth=depth).move == 5
+
+
+def test_engines_take_the_win_and_block_as_programs() -> None:
+    for name in ENGINES:
+        result = run_program([*engine(name), "7x6", "x", X_WINS_IN_ONE, "0.5"])
+        if name != "random_mover":
+            assert answer_of(Position.from_text("7x6", "x", X_WINS_IN_ONE), result.stdout) == 4, name
+            result = run_program([*engine(name), "7x6", "o", O_MUST_BLOCK, "0.5"])
+            assert answer_of(Position.from_text("7x6", "o", O_MUST_BLOCK), result.stdout) == 5, name
+
+
+def test_greedy_and_mcts_alphabeta_take_the_win_and_block() -> None:
+    win = Position.from_text("7x6", "x", X_WINS_IN_ONE)
+    block = Position.from_text("7x6", "o", O_MUST_BLOCK)
+    assert {greedy.choose_move(win, Rng(seed)) for seed in range(10)} == {4}
+    assert {greedy.choose_move(block, Rng(seed)) for seed in range(10)} == {5}
+    assert mcts_alphabeta.choose_move(win, time.monotonic() + 1, Rng(1))[0] == 4
+    assert mcts_alphabeta.choose_move(block, time.monotonic() + 1, Rng(1), max_depth=3, playouts=50)[0] == 5
+    assert random_mover.choose_move(win, Rng(3)) in win.legal_moves()
+
+
+def test_alphabeta_finds_a_win_in_three_plies() -> None:
+    # 7x6, x to move: column 2 or 5 makes an open three in the bottom row, two threats o cannot both stop.
+    position = Position.from_text("7x6", "x", rows(".......", ".......", ".......", ".......", "..oo...", "..xx..."))
+    result = alphabeta.choose_move(position, time.monotonic() + 5, max_depth=4)
+    assert result.move in (2, 5)
+    assert result.score == WIN - 3
+
+
+# --- the searches on a full board -----------------------------------------------------------------
+
+
+def test_alphabeta_scores_a_board_filled_without_a_four_as_a_draw() -> None:
+    # 4x4, x to move, one empty cell: x's last disc fills the board without a four.
+    last = Position(4, 4, rows(".xox", "oxox", "xoxo", "xoxo"))
+    result = AlphaBeta(evaluate).search(last, 4)
+    assert (result.move, result.score) == (1, 0)
+    # Two empty cells: o's last disc fills it; whatever x does, a draw.
+    two = Position(4, 4, rows("..ox", "oxox", "xoxo", "xoxo"))
+    assert AlphaBeta(evaluate).search(two, 6).score == 0
+
+
+def test_mcts_plays_through_full_boards_as_draws() -> None:
+    two = Position(4, 4, rows("..ox", "oxox", "xoxo", "xoxo"))
+    mcts = MCTS(evaluate, Rng(5))
+    mcts.run(two, max_playouts=50)
+    stats = mcts.root_statistics(two)
+    assert set(stats) == {1, 2}
+    assert all(mean == 0.5 for _visits, mean, _proof in stats.values())
+    # From the empty 4x4 board playouts may fill the board: no error, every move visited.
+    empty = initial_position(4, 4)
+    mcts = MCTS(evaluate, Rng(6), playout_plies=40)
+    mcts.run(empty, max_playouts=300)
+    assert set(mcts.root_statistics(empty)) == {1, 2, 3, 4}
+
+
+# --- the threat evaluation ------------------------------------------------------------------------
+
+
+def test_windows_through_each_cell_of_7x6_is_the_classic_table() -> None:
+    g = initial_position(7, 6).geometry
+    counts = windows_through(g)
+    bottom_up = [[counts[c * g.stride + h] for c in range(7)] for h in range(6)]
+    assert bottom_up == [
+        [3, 4, 5, 7, 5, 4, 3],
+        [4, 6, 8, 10, 8, 6, 4],
+        [5, 8, 11, 13, 11, 8, 5],
+        [5, 8, 11, 13, 11, 8, 5],
+        [4, 6, 8, 10, 8, 6, 4],
+        [3, 4, 5, 7, 5, 4, 3],
+    ]
+
+
+def test_evaluation_counts_centre_discs_and_threats_by_row_parity() -> None:
+    assert evaluate(initial_position(7, 6)) == 0
+    one = Position(7, 6, "." * 35 + "...x...")
+    assert evaluate(one) == -CENTRE * 7  # o to move; x's disc is in 7 windows
+    assert balance(one, PLAYER_X) == CENTRE * 7 and balance(one, PLAYER_O) == -CENTRE * 7
+    # x to move: x's three in the bottom row threatens column 4 in row 1 (odd: x's rows, a threat).
+    # Centre: x's cells are in 3 + 4 + 5 windows, o's in 4 + 6 (row 2) + 5 (row 1, column 5).
+    odd = Position(7, 6, rows(".......", ".......", ".......", ".......", "oo.....", "xxx.o.."))
+    assert odd.winning_cells(PLAYER_X) == 1 << (3 * 7) and odd.winning_cells(PLAYER_O) == 0
+    assert evaluate(odd) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + THREAT == 54
+    # o to move: x's three in row 2 threatens column 4 in row 2 (even: o's rows, a weak threat).
+    even = Position(7, 6, rows(".......", ".......", ".......", ".......", "xxx....", "oox.o.."))
+    assert even.winning_cells(PLAYER_X) == 1 << (3 * 7 + 1) and even.winning_cells(PLAYER_O) == 0
+    assert evaluate(even) == -(CENTRE * ((5 + 4 + 6 + 8) - (3 + 4 + 5)) + WEAK_THREAT) == -47
+
+
+def test_evaluation_of_a_full_board_is_a_draw() -> None:
+    assert evaluate(Position(4, 4, rows("oxox", "oxox", "xoxo", "xoxo"))) == 0
+
+
+# --- the homework player --------------------------------------------------------------------------
+
+
+def make_example(moves: list[int]) -> Position:
+    """The seed's ``makeExample``: its 0-based columns dropped in turn from the empty 8x8 board, x first
+    (no check for a four: the seed's ninth board plays on after o's)."""
+    position = initial_position(8, 8)
+    for move in moves:
+        position.push(move + 1)
+    return position
+
+
+R1 = "ox" * 4
+"""The seed's ``r1 = [2, 1]*4``: O X O X ... (1 is X, 2 is O)."""
+R2 = "xo" * 4
+"""The seed's ``r2 = [1, 2]*4``."""
+EMPTY_ROW = "........"
+
+# The seed's testEval calls, in its order: the 0-based columns it passes to makeExample, the board that
+# builds (rows top first, as printBoard shows row 0 of the array on top; the seed's printouts of the
+# eighth and ninth boards show the same rows), and the value its Appendix prints with THREE_SCORE = 50
+# and TWO_SCORE = 10. The seed's ninth board plays on after o's four; the tenth is its full board.
+SEED_EVAL_EXAMPLES: list[tuple[list[int], list[str], int]] = [
+    ([3, 0, 4, 2, 5, 2, 4], ["..o.x...", "o.oxxx.."], -80),
+    ([6, 5, 1], [".x...ox."], 0),
+    ([0, 2, 6, 1, 2, 1], [".ox.....", "xoo...x."], 20),
+    ([2, 6, 6, 1, 4, 0, 3, 3, 3, 2], ["...x....", "..oo..x.", "ooxxx.o."], -20),
+    ([4, 3, 2, 6, 5, 3, 7, 5, 4, 4, 1, 2], ["....o...", "..ooxo..", ".xxoxxox"], 90),
+    ([3, 5, 6, 2, 2, 5, 7, 3, 6, 6, 5, 4, 6, 4, 4], ["......x.", "....xxo.", "..xooox.", "..oxooxx"], -10),
+    ([5, 1, 7, 0, 3, 6, 1, 4, 2, 2, 5, 0, 4, 5, 4, 2, 3, 6, 6, 1, 1, 2, 2, 7, 6, 7, 2, 0, 0, 5, 4, 7, 7, 4, 2],
+     ["..x.....", "..x.....", "..x.o..x", "xxo.xoxo", "ooo.xoxo", "oxoxxxoo", "ooxxoxox"], -30),
+    ([7, 1, 1, 5, 6, 1, 7, 6, 1, 3, 1, 2, 6, 0, 6], [".x......", ".x....x.", ".o....x.", ".x....ox", "oooo.oxx"],
+     9223372036854775807),
+    ([7, 7, 7, 4, 0, 0, 7, 6, 7, 2, 6, 6, 7, 6, 1],
+     [".......x", ".......x", "......ox", "......ox", "o.....xo", "xxo.o.ox"], -9223372036854775807),
+]
+
+
+def seed_board(lowest_rows: list[str]) -> str:
+    """An 8x8 board from its lowest rows (the rows above them empty)."""
+    return EMPTY_ROW * (8 - len(lowest_rows)) + "".join(lowest_rows)
+
+
+@pytest.mark.parametrize(("moves", "lowest_rows", "value"), SEED_EVAL_EXAMPLES)
+def test_homework_evaluation_reproduces_the_seeds_printed_values(
+    moves: list[int], lowest_rows: list[str], value: int
+) -> None:
+    position = make_example(moves)
+    assert position.board() == seed_board(lowest_rows)
+    assert homework.evaluate(position) == value
+
+
+def test_homework_evaluation_of_the_seeds_full_board_is_0() -> None:
+    # testEval(np.array([r1, r2, r2, r1, r2, r2, r1, r2])): no four, every window mixed.
+    position = Position(8, 8, R1 + R2 + R2 + R1 + R2 + R2 + R1 + R2)
+    assert position.is_full() and position.outcome() is None
+    assert homework.evaluate(position) == 0
+    assert homework.O_WINS == sys.maxsize == -homework.X_WINS
+
+
+@pytest.mark.parametrize(("moves", "depth", "expected"), [
+    ([3, 4, 2, 5, 2, 6, 2], 1, (sys.maxsize, 8)),  # o completes the bottom row 4-7 (the seed's column 7)
+    ([3, 4, 2, 5, 2, 0, 2], 1, (10, 3)),  # o must stop x's column (the seed's 2)
+    ([3, 4, 2, 5, 2, 0, 2], 2, (-50, 3)),
+    ([3, 0, 4, 4, 3, 4, 5], 2, (-sys.maxsize, 8)),  # x's open three: lost, the seed's default column 7
+])
+def test_homework_minimax_reproduces_the_seeds_printed_results(
+    moves: list[int], depth: int, expected: tuple[int, int]
+) -> None:
+    """The seed's Problem Two Part B: minMax(board, O, 0, -sys.maxsize, sys.maxsize) with maxDepth 1 or 2
+    gives (9223372036854775807, 7), (10, 2), (-50, 2), (-9223372036854775807, 7) in its 0-based columns."""
+    position = make_example(moves)
+    assert position.player == "o"
+    limit = homework.NodeLimit()
+    assert homework.minimax(position, 0, -sys.maxsize, sys.maxsize, limit, depth) == expected
+
+
+def test_homework_examines_at_most_10000_nodes_per_move() -> None:
+    assert homework.MAX_NODES == 10_000
+    position = initial_position(8, 8)
+    move, limit = homework.choose_move(position, max_depth=8)
+    assert limit.examined == 10_000  # the budget is used up ...
+    assert limit.nodes > 10_000  # ... and the calls past it returned at once
+    assert position.is_legal(move)
+    _move, shallow = homework.choose_move(position, max_depth=3)
+    assert shallow.examined == shallow.nodes < 10_000
+    for seed in range(5):
+        position = random_position(12, 12, seed)
+        move, limit = homework.choose_move(position)
+        assert limit.examined <= 10_000 and position.is_legal(move)
+
+
+def test_homework_default_last_column_falls_back_to_a_legal_one() -> None:
+    # 4x4, o to move, column 4 full: x wins whatever o does, so minimax has no best move and gives the
+    # seed's default, the last column; the player then takes the last legal column instead.
+    position = Position(4, 4, rows(".o.x", ".o.o", ".xxx", "xxoo"))
+    assert position.legal_moves() == [1, 3]
+    assert homework.minimax(position, 0, -sys.maxsize, sys.maxsize, homework.NodeLimit(), 2) == (-sys.maxsize, 4)
+    move, _limit = homework.choose_move(position, max_depth=2)
+    assert move == 3
