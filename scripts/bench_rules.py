@@ -1,12 +1,13 @@
 """Benchmark the rules core and engine start-up.
 
-Prints (1) move generation + push + outcome check + pop per second at n = 5 and n = 10, over random
-playouts, and (2) engine start-up: the median wall time of the random engine from exec until it has
-printed its answer and exited, against a bare `python -c pass`, over 20 runs each, interleaved. The
-engine is timed as the referee runs built-ins (`python engines/random_mover.py ...`) and as
-`python -m engines.random_mover ...` (which adds runpy's imports). Goal: start-up <= 1.5x bare.
+Prints (1) move generation + push + outcome check + pop per second at n = 5 and n = 10 (with
+`--game connect4`: 8x8 and 7x6), over random playouts, and (2) engine start-up: the median wall time
+of the random engine from exec until it has printed its answer and exited (on the empty 5 or 8x8
+board), against a bare `python -c pass`, over 20 runs each, interleaved. The engine is timed as the
+referee runs built-ins (`python engines/random_mover.py ...`) and as `python -m engines.random_mover
+...` (which adds runpy's imports). Goal: start-up <= 1.5x bare.
 
-Usage: .venv/bin/python scripts/bench_rules.py [--runs 20] [--seconds 2]
+Usage: .venv/bin/python scripts/bench_rules.py [--game betsy|connect4] [--runs 20] [--seconds 2]
 """
 
 from __future__ import annotations
@@ -24,17 +25,27 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines.protocol import Rng  # noqa: E402
-from harness.games.betsy import initial_position  # noqa: E402
+from harness.games import betsy, connect4  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engines.search.game import Game
 
 
-def rules_throughput(n: int, seconds: float) -> tuple[float, int]:
+def rules_throughput(n: int | tuple[int, int], seconds: float) -> tuple[float, int]:
     """Moves per second, each move: legal_moves() of the position, push, winner check, pop.
 
-    Random playouts from the empty board (restarted at a win or after 200 plies); at every ply every
-    legal move is pushed, checked for a winner and popped, then one is played.
+    Random playouts from the empty board (restarted at a win, a full board or after 200 plies); at
+    every ply every legal move is pushed, checked for a winner and popped, then one is played.
+    ``n`` is a Betsy size, or (width, height) for Connect Four.
     """
+    initial_position: Callable[[], Game] = (
+        (lambda: connect4.initial_position(*n)) if isinstance(n, tuple) else (lambda: betsy.initial_position(n))
+    )
     rng = Rng(12345)
-    position = initial_position(n)
+    position = initial_position()
     ops = 0
     plies = 0
     deadline = time.perf_counter() + seconds
@@ -42,6 +53,10 @@ def rules_throughput(n: int, seconds: float) -> tuple[float, int]:
     while time.perf_counter() < deadline:
         for _ in range(100):
             moves = position.legal_moves()
+            if not moves:  # a full Connect Four board
+                position = initial_position()
+                plies = 0
+                continue
             for move in moves:
                 position.push(move)
                 position.winner_after_push(move)
@@ -51,7 +66,7 @@ def rules_throughput(n: int, seconds: float) -> tuple[float, int]:
             position.push(move)
             plies += 1
             if position.winner_after_push(move) is not None or plies >= 200:
-                position = initial_position(n)
+                position = initial_position()
                 plies = 0
     elapsed = time.perf_counter() - start
     return ops / elapsed, ops
@@ -70,18 +85,25 @@ def wall(argv: list[str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=("betsy", "connect4"), default="betsy")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
 
-    for n in (5, 10):
-        rate, ops = rules_throughput(n, args.seconds)
-        print(f"rules n={n:<2}: {rate:>10,.0f} moves/s (generate + push + winner check + pop; {ops:,} moves)")
+    if args.game == "connect4":
+        for size in ((8, 8), (7, 6)):
+            rate, ops = rules_throughput(size, args.seconds)
+            label = connect4.size_text(*size)
+            print(f"rules {label:<4}: {rate:>10,.0f} moves/s (generate + push + winner check + pop; {ops:,} moves)")
+    else:
+        for n in (5, 10):
+            rate, ops = rules_throughput(n, args.seconds)
+            print(f"rules n={n:<2}: {rate:>10,.0f} moves/s (generate + push + winner check + pop; {ops:,} moves)")
 
     python = sys.executable
     compileall.compile_dir(ROOT / "harness", quiet=1)
     compileall.compile_dir(ROOT / "engines", quiet=1)
-    position_args = ["5", "x", "." * (5 * 8), "1"]
+    position_args = ["8x8", "x", "." * 64, "1"] if args.game == "connect4" else ["5", "x", "." * (5 * 8), "1"]
     commands = {
         "bare python -c pass": [python, "-c", "pass"],
         "engines/random_mover.py": [python, str(ROOT / "engines" / "random_mover.py"), *position_args],
