@@ -51,6 +51,8 @@ class Report:
     los: dict[str, dict[str, float]]
     pentanomial: dict[tuple[str, str], list[int]]
     config: dict[str, Any]
+    by_colour: dict[tuple[str, str], dict[str, Standing]] = field(default_factory=dict)
+    """by_colour[(a, b)]["x"]: a's wins, draws and losses against b when a played x (moved first)."""
 
     @cached_property
     def paired(self) -> dict[tuple[str, str], PairedEstimate]:
@@ -67,9 +69,12 @@ def build_report(store: Store, tournament: int) -> Report:
     cross: dict[str, dict[str, tuple[float, int]]] = {a: {} for a in names}
     results = []
     standings = {name: Standing() for name in names}
+    by_colour: dict[tuple[str, str], dict[str, Standing]] = {}
     for game in stored:
         score = score_for_x(game.result)
         results.append(GameResult(game.x, game.o, score, game.pair_key))
+        for me, other, colour, points in ((game.x, game.o, "x", score), (game.o, game.x, "o", 1 - score)):
+            by_colour.setdefault((me, other), {"x": Standing(), "o": Standing()})[colour].add(points)
         for me, other, points in ((game.x, game.o, score), (game.o, game.x, 1 - score)):
             row = rows[me]
             row.games += 1
@@ -93,6 +98,8 @@ def build_report(store: Store, tournament: int) -> Report:
     return Report(
         info["name"], tournament, len(stored), ranked, cross, los_matrix(results) if results else {},
         pentanomial(results) if results else {}, info["config"],
+        {key: by_colour[key] for key in sorted(by_colour, key=lambda pair: (names.index(pair[0]),
+                                                                           names.index(pair[1])))},
     )
 
 
@@ -161,6 +168,21 @@ def render_text(report: Report) -> str:
                 f"{a + ' vs ' + b:<{label}}{estimate.pairs:>5}  {counts:<22}{estimate.elo:>+6.0f}  "
                 f"{'[' + f'{low:+.0f}, {high:+.0f}' + ']':>16}  {estimate.los * 100:>5.1f}%"
             )
+    if report.by_colour:
+        label = max(len(f"{a} vs {b}") for a, b in report.by_colour) + 2
+        lines += [
+            "",
+            "By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)",
+            f"{'pairing':<{label}}{'as x':>8}  {'W-D-L':>10}  {'as o':>8}  {'W-D-L':>10}",
+        ]
+        for (a, b), colours in report.by_colour.items():
+            cells = []
+            for colour in ("x", "o"):
+                standing = colours[colour]
+                games = standing.wins + standing.draws + standing.losses
+                cells.append(f"{_points(standing.points) + '/' + str(games):>8}  "
+                             f"{f'{standing.wins}-{standing.draws}-{standing.losses}':>10}")
+            lines.append(f"{a + ' vs ' + b:<{label}}{cells[0]}  {cells[1]}")
     lines += ["", "Faults (games lost by verdict) and move times"]
     column = max(len(v) for v in FAULT_VERDICTS) + 2
     lines.append(
@@ -202,6 +224,11 @@ def to_json(report: Report) -> dict[str, Any]:
                 "elo_ci": [_finite(e.elo_ci[0]), _finite(e.elo_ci[1])], "los": round(e.los, 4),
             }
             for (a, b), e in report.paired.items()
+        },
+        "by_colour": {
+            f"{a} vs {b}": {colour: {"wins": st.wins, "draws": st.draws, "losses": st.losses,
+                                     "points": st.points} for colour, st in colours.items()}
+            for (a, b), colours in report.by_colour.items()
         },
         "config": report.config,
     }
