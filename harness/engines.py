@@ -19,6 +19,7 @@ BUILTINS: dict[str, str] = {
     "greedy": "greedy",
     "alphabeta": "alphabeta",
     "mcts-alphabeta": "mcts_alphabeta",
+    "homework": "homework",
 }
 """Built-in engine name -> module in engines/."""
 
@@ -27,6 +28,7 @@ BUILTIN_OPTIONS: dict[str, dict[str, type]] = {
     "greedy": {"seed": int},
     "alphabeta": {"seed": int, "depth": int, "nodes": int, "info": bool, "contempt": int},
     "mcts-alphabeta": {"seed": int, "info": bool, "mcts_share": float, "depth": int, "playouts": int},
+    "homework": {"seed": int, "depth": int},
 }
 """Options each built-in accepts (``--name VALUE``; a bool is a flag) and their types: what
 engines/protocol.py parses for it, listed here so configs are checked without importing the engines
