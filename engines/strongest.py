@@ -23,7 +23,9 @@ ENGINE = "mcts-alphabeta"
 
 
 def _choose(request: Request) -> Move:
-    print(f"Shhh... I'm thinking! ({ENGINE}, {request.seconds:g} s, n = {request.position.n})", flush=True)
+    size = request.position.size_text
+    board = f"n = {size}" if "x" not in size else size
+    print(f"Shhh... I'm thinking! ({ENGINE}, {request.seconds:g} s, {board})", flush=True)
     return strongest._choose(request)
 
 

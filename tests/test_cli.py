@@ -141,8 +141,8 @@ def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
-                            "'python3 path/betsy.py' or './my_engine'"),
+        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, homework, mcts-alphabeta, "
+                            "random) or a command such as 'python3 path/betsy.py' or './my_engine'"),
         (["random", "random", "--time", "0.5"],
          "invalid --time 0.5: expected a whole number of seconds (or give --allow-fractional-time)"),
         (["random", "random", "--n", "0"], "invalid --n 0: n must be a whole number >= 1"),

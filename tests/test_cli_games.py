@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,15 @@ def test_solve_scores_positions_of_our_own() -> None:
 def test_solve_refuses_bad_input_in_one_line(args: list[str], stdin: str, message: str) -> None:
     result = run_program([ARENA, *args], input=stdin)
     assert (result.returncode, result.stderr) == (2, f"arena: error: {message}\n")
+
+
+def test_the_strongest_engine_answers_a_connect4_argv_too() -> None:
+    from harness.games.connect4 import Position
+
+    board = "." * 42
+    result = run_program([sys.executable, "scripts/betsy.py", "7x6", "x", board, "1"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Shhh... I'm thinking! (mcts-alphabeta, 1 s, 7x6)"
+    move, after = lines[-1].split()
+    assert Position.from_text("7x6", "x", board).after(int(move)).board() == after

@@ -299,7 +299,8 @@ def test_unknown_builtin_lists_the_valid_names(tmp_path: Path) -> None:
         "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: alphabeat}\n"
     ))
     assert message == (
-        f"{path}: engines[1].builtin: unknown built-in engine 'alphabeat'; expected one of alphabeta, greedy, mcts-alphabeta, random"
+        f"{path}: engines[1].builtin: unknown built-in engine 'alphabeat'; expected one of alphabeta, greedy, "
+        "homework, mcts-alphabeta, random"
     )
 
 
@@ -510,7 +511,7 @@ def test_several_engine_problems_are_counted_and_listed(tmp_path: Path) -> None:
         f"engines[0].command: engine 'a': script 'nope.py' not found (looked for {folder / 'nope.py'}); "
         f"check the path (relative paths start from {folder}); "
         f"engines[1].name: duplicate engine name 'a' (also engines[0]); "
-        f"engines[1].builtin: unknown built-in engine 'alpha'; expected one of alphabeta, greedy, mcts-alphabeta, random"
+        f"engines[1].builtin: unknown built-in engine 'alpha'; expected one of alphabeta, greedy, homework, mcts-alphabeta, random"
     )
 
 

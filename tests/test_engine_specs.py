@@ -24,7 +24,7 @@ def test_builtin_runs_its_module_file_with_the_harness_interpreter_and_options()
 def test_unknown_builtin_lists_the_valid_names() -> None:
     with pytest.raises(EngineError) as info:
         builtin_engine("alphabeat")
-    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of alphabeta, greedy, mcts-alphabeta, random"
+    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of alphabeta, greedy, homework, mcts-alphabeta, random"
 
 
 def test_python_command_resolves_the_script_against_the_base_dir(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
     with pytest.raises(EngineError) as info:
         resolve_engine("rnd")
     assert str(info.value) == (
-        "unknown engine 'rnd': use a built-in (alphabeta, greedy, mcts-alphabeta, random) or a command such as "
+        "unknown engine 'rnd': use a built-in (alphabeta, greedy, homework, mcts-alphabeta, random) or a command such as "
         "'python3 path/betsy.py' or './my_engine'"
     )
 
@@ -99,10 +99,11 @@ def test_declared_options_are_exactly_what_each_builtin_accepts(builtin: str) ->
     declared = BUILTIN_OPTIONS[builtin]
     samples = {int: 1, float: 0.5, bool: True}
     spec = builtin_engine(builtin, {name: samples[kind] for name, kind in declared.items()})
-    argv = [*spec.command, "3", "o", SEED_BOARD, "1", *spec.extra_args]
+    position = ["3", "o", SEED_BOARD] if builtin != "homework" else ["7x6", "x", "." * 42]  # Connect Four only
+    argv = [*spec.command, *position, "1", *spec.extra_args]
     answered = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     assert answered.returncode == 0, answered.stderr
-    refused = subprocess.run([*spec.command, "3", "o", SEED_BOARD, "1", "--no-such-option"],
+    refused = subprocess.run([*spec.command, *position, "1", "--no-such-option"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode == 2
     listed = refused.stderr.strip().rsplit("the options are ", 1)[1].split(", ")
