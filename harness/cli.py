@@ -513,8 +513,9 @@ def validate(
     """
     from harness.engines import command_engine
     from harness.errors import EngineError
-    from harness.validate import Settings, render_html, render_text
+    from harness.validate import Settings
     from harness.validate import validate as run_validation
+    from harness.validate_render import render_html, render_text
 
     def prepare() -> Settings:
         from harness.settings import settings_from_flags

@@ -1,0 +1,208 @@
+"""The validator's report for people: text for a terminal, a self-contained HTML page.
+
+The checks and the report's data are in ``harness.validate``; this module only draws them.
+"""
+
+from __future__ import annotations
+
+from harness.games.betsy import Position, PositionError
+from harness.protocol import Verdict
+from harness.validate import Check, ValidationReport
+
+
+def _draw(board: str, n: int) -> list[str]:
+    return [" ".join(board[r * n:(r + 1) * n]) for r in range(len(board) // n)] if n else []
+
+
+_NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
+    Verdict.FAILED_TO_START, Verdict.NO_ANSWER, Verdict.TIME, Verdict.OUTPUT_LIMIT))
+
+
+def _answered(check: Check) -> bool:
+    """Whether the check's evidence holds an answer (a board worth drawing)."""
+    return not check.detail.startswith(_NO_ANSWER_VERDICTS) and check.id not in ("starts", "answers")
+
+
+def fix_hint(check: Check) -> str:
+    """How to fix a program that does not answer at all, from what it printed (empty if unknown)."""
+    stderr = check.stderr
+    if "SyntaxError" in stderr and "print" in stderr:
+        return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
+    if "SyntaxError" in stderr or "IndentationError" in stderr:
+        return "fix the syntax error shown on stderr"
+    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
+        return "a module it imports is not installed here: install it, or do without it"
+    if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
+        return ("print the answer as the last line of stdout, 'MOVE NEWBOARD'; run the command above "
+                "yourself to see what happens")
+    return ""
+
+
+def _same_cause(check: Check) -> str:
+    """What identifies one root cause: the verdict and detail with the position's numbers removed."""
+    return " ".join("#" if any(ch.isdigit() for ch in word) or set(word) <= set(".xo") else word
+                    for word in check.detail.split())
+
+
+def render_text(report: ValidationReport, verbose: bool = False) -> str:
+    """The report for a terminal: verdict, one line per category, then each failure once (checks
+    that failed the same way are named with the first), with its evidence."""
+    lines = [report.verdict, f"program: {report.program}", ""]
+    for name, category in report.categories.items():
+        status = {"pass": "pass", "fail": "FAIL", "not judged": "-"}[category.status]
+        if name == "tactics" and category.status == "fail":
+            status = "weak"
+        if name == "strength" and category.judged:
+            status = "info"
+        lines.append(f"  {name:<11} {status:<5} {category.summary}")
+    groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
+    for name, category in report.categories.items():
+        for check in category.checks:
+            if name == "strength" and not verbose:
+                continue  # information, not faults: every move is in --json and --html
+            if check.judged and (not check.passed or (check.warning and verbose)):
+                groups.setdefault((("warning " if check.passed else "") + name, _same_cause(check)), []).append(
+                    (name, check))
+    warnings = [(name, check) for name, category in report.categories.items()
+                for check in category.checks if check.warning]
+    lines.append("")
+    if warnings and not verbose:
+        lines.append("Warnings:")
+        seen = set()
+        for name, check in warnings:
+            if check.detail not in seen:
+                seen.add(check.detail)
+                lines.append(f"  {name}/{check.id}: {check.detail}")
+        lines.append("")
+    if groups:
+        lines.append("Failed checks:" if not verbose else "Failed checks and warnings:")
+    shown = list(groups.values())
+    for group in shown[: 40 if not verbose else None]:
+        name, check = group[0]
+        also = ""
+        if len(group) > 1:
+            others = [f"{other_name}/{other.id}" if other_name != name else other.id for other_name, other in group[1:]]
+            also = f" (and {', '.join(others[:4])}{f' and {len(others) - 4} more' if len(others) > 4 else ''}: the same way)"
+        lines.append(f"- {name}/{check.id}{also}: {check.detail}")
+        if check.command:
+            lines.append(f"    command : {check.command}")
+        if check.board and _answered(check):
+            lines.append(f"    position: n = {check.n}, {check.player} to move")
+            lines += [f"      {row}" for row in _draw(check.board, check.n)]
+        if check.printed:
+            lines.append("    printed : " + check.printed[0])
+            lines += [f"              {line}" for line in check.printed[1:]]
+        if check.stderr.strip():
+            lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
+        hint = fix_hint(check) if not _answered(check) else ""
+        if check.expected and not hint:
+            lines.append(f"    expected: {check.expected}")
+        if hint:
+            lines.append(f"    fix     : {hint}")
+    if len(shown) > 40 and not verbose:
+        lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
+    return "\n".join(lines)
+
+
+def _program_and_expected(check: Check) -> tuple[str, str] | None:
+    """(board the program printed, board its move gives) for a check with an answer, if both known."""
+    from harness.protocol import parse_answer_line
+
+    answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
+    if answer is None or not check.board or not check.n:
+        return None
+    try:
+        position = Position.from_text(check.n, check.player, check.board)
+        if position.illegal_reason(answer[0]) is not None:
+            return answer[1], ""
+        return answer[1], position.after(answer[0]).board()
+    except (ValueError, PositionError):
+        return None
+
+
+def render_html(report: ValidationReport) -> str:
+    """A self-contained page: verdict, a summary table, every check with its evidence (the position,
+    the program's board beside the right one, columns numbered), and the strength games."""
+    from html import escape
+
+    def board_html(board: str, n: int, caption: str = "") -> str:
+        if not board or not n or len(board) % n:
+            return ""
+        numbers = "".join(f"<th>{column}</th>" for column in range(1, n + 1))
+        rows = [f"<tr>{numbers}</tr>"]
+        for r in range(len(board) // n):
+            cells = "".join(
+                f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if r < len(board) // n - 3 else ""}">'
+                f'{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
+                for ch in board[r * n:(r + 1) * n]
+            )
+            rows.append(f"<tr>{cells}</tr>")
+        head = f"<caption>{escape(caption)}</caption>" if caption else ""
+        return f'<table class="board">{head}{"".join(rows)}</table>'
+
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>Betsy validation</title><style>",
+        "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}",
+        ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}.unjudged{color:#666}",
+        "table.board{border-collapse:collapse;margin:.3em 1em .3em 0;display:inline-table;vertical-align:top}",
+        "table.board td{width:1.3em;height:1.3em;border:1px solid #999;text-align:center;font-size:1.1em}",
+        "table.board th{font-size:.75em;color:#555;font-weight:normal}caption{font-size:.8em}",
+        "td.top{background:#f4f1e4}td.x{color:#1e50c8}td.o{color:#c81e1e}",
+        "table.summary{border-collapse:collapse}table.summary td,table.summary th{border:1px solid #ccc;"
+        "padding:.2em .6em;text-align:left}",
+        "details{margin:.2em 0 .2em 1em}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}",
+        "</style></head><body>",
+        f"<h1>Betsy validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
+        f"<p class='{'pass' if report.passed else 'fail'}'><b>{escape(report.verdict)}</b></p>",
+        "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
+    ]
+    css_of = {"pass": "pass", "fail": "fail", "not judged": "unjudged"}
+    for name, category in report.categories.items():
+        status = "info" if name == "strength" and category.judged else category.status
+        parts.append(f"<tr><td><a href='#{name}'>{escape(name)}</a></td><td class='{css_of.get(category.status)}'>"
+                     f"{escape(status)}</td><td>{escape(category.summary)}</td></tr>")
+    parts.append("</table>")
+    for name, category in report.categories.items():
+        parts.append(f"<h2 id='{name}' class='{css_of[category.status]}'>{escape(name)}: "
+                     f"{escape(category.summary)}</h2>")
+        for check in category.checks:
+            css = ("unjudged" if not check.judged else "fail" if not check.passed
+                   else "warn" if check.warning else "pass")
+            mark = {"unjudged": "–", "fail": "✗", "warn": "!", "pass": "✓"}[css]
+            parts.append(f"<details{' open' if css == 'fail' and name != 'strength' else ''}>"
+                         f"<summary class='{css}'>{mark} {escape(check.id)}: {escape(check.detail)}</summary>")
+            if check.command:
+                parts.append(f"<p>Command:</p><pre>{escape(check.command)}</pre>")
+            if check.board:
+                parts.append(f"<p>Position: n = {check.n}, {escape(check.player)} to move "
+                             f"(shaded: the top n rows, where lines count)</p>")
+                parts.append(board_html(check.board, check.n, "asked"))
+                boards = _program_and_expected(check)
+                if boards is not None:
+                    printed, right = boards
+                    parts.append(board_html(printed, check.n, "the program's board"))
+                    parts.append(board_html(right, check.n, "the board its move gives") if right
+                                 else "<p>(its move is not legal here)</p>")
+            if check.printed:
+                parts.append(f"<p>Printed (last lines):</p><pre>{escape(chr(10).join(check.printed))}</pre>")
+            if check.stderr.strip():
+                parts.append(f"<p>Stderr (end):</p><pre>{escape(check.stderr[-800:])}</pre>")
+            if check.expected:
+                parts.append(f"<p>Expected: {escape(check.expected)}</p>")
+            parts.append("</details>")
+    games = report.strength.get("games") or []
+    if games:
+        parts.append("<h2 id='games'>Strength games</h2>")
+    for number, game in enumerate(games, 1):
+        end = (f"adjudicated at the ply cap: {game['adjudication']['why']}" if game["adjudication"]
+               else game["reason"])
+        parts.append(f"<details><summary>game {number}: the program as {game['student_plays']} against "
+                     f"{escape(game['opponent'])}, score {game['score']:g}; {escape(end)}</summary><ol>")
+        for player, move, board, verdict, seconds in game["moves"]:
+            parts.append(f"<li>{player}: {escape(str(move))} ({seconds:.2f} s, {escape(verdict)}) "
+                         f"<code>{escape(board or '')}</code></li>")
+        parts.append("</ol>")
+        last = next((board for *_, board, _verdict, _seconds in reversed(game["moves"]) if board), "")
+        parts.append(board_html(last, report.strength.get("n", 0), "final board") + "</details>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
