@@ -54,3 +54,62 @@ def test_the_strongest_engine_answers_a_connect4_argv_too() -> None:
     assert lines[0] == "Shhh... I'm thinking! (mcts-alphabeta, 1 s, 7x6)"
     move, after = lines[-1].split()
     assert Position.from_text("7x6", "x", board).after(int(move)).board() == after
+
+
+def test_moves_lists_connect4_drops_with_the_same_json_shape_as_betsy() -> None:
+    board = "." * 38 + "x..."
+    text = run_program([ARENA, "moves", "--game", "connect4", "7x6", "o", board])
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[:3] == [
+        "7x6, o to move, 7 legal moves",
+        "1  drop   1  ...................................o..x...  game goes on",
+        "2  drop   2  ....................................o.x...  game goes on",
+    ]
+    listed = run_program([ARENA, "moves", "--game", "connect4", "7x6", "o", board, "--json"])
+    import json
+
+    rows = json.loads(listed.stdout)
+    assert [row["move"] for row in rows] == [1, 2, 3, 4, 5, 6, 7]
+    assert rows[3] == {"move": 4, "board": "." * 31 + "o" + "." * 6 + "x...", "winner": None}
+    # x to move with three in the bottom row: column 4 wins, the others do not.
+    three = "." * 35 + "ooo" + ".xxx"
+    wins = json.loads(run_program([ARENA, "moves", "--game", "connect4", "7x6", "x", three, "--json"]).stdout)
+    assert [row["move"] for row in wins if row["winner"] == "x"] == [4]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["7x6", "x", "." * 41 + "o"],
+     "too many o discs: 1 o and 0 x on the board, but x moves first, so o never has more discs than x"),
+    (["7x6", "x", "." * 41 + "x"],
+     "invalid player 'x' for this board: x has one disc more than o (1 to 0), so it is o's turn"),
+    (["4x4", "x", "xoxoxoxooxoxoxo."],
+     "floating disc in column 4, row 3 from the top: the cell below it is empty, but discs fall to the bottom of "
+     "their column"),
+    (["3x3", "x", "." * 9], "invalid board size '3x3': width and height from 4 to 12 are supported, e.g. 8x8 or 7x6"),
+    (["7x6", "x", "." * 42, "--win-priority", "blue"], "invalid --win-priority 'blue': a Betsy rule, connect4 has no such option"),
+])
+def test_moves_refuses_bad_connect4_positions_in_one_line(args: list[str], message: str) -> None:
+    result = run_program([ARENA, "moves", "--game", "connect4", *args])
+    assert (result.returncode, result.stderr) == (2, f"arena: error: {message}\n")
+
+
+def test_match_plays_connect4_and_the_json_record_replays_on_the_rules() -> None:
+    import json
+
+    from harness.games.connect4 import Position
+
+    result = run_program([ARENA, "match", "greedy", "random", "--game", "connect4", "--size", "5x4", "--json",
+                          "--games", "2"], timeout=120)
+    assert result.returncode == 0, result.stderr
+    for line in result.stdout.splitlines():
+        record = json.loads(line)
+        assert (record["game"], record["size"]) == ("connect4", "5x4") and "n" not in record
+        position = Position.from_text("5x4", record["start_player"], record["start_board"])
+        for move in record["moves"]:
+            position.push(move["move"])
+            assert position.board() == move["board"] and move["verdict"] == "ok"
+        if record["termination"] == "line":
+            assert record["winner"] == "xo"[position.winner()]
+        else:
+            assert (record["termination"], position.legal_moves()) == ("full-board", [])
+            assert record["reason"] == "draw: the board is full"
