@@ -461,6 +461,150 @@ def merge(
     _guard(run)
 
 
+RESULT_CHOICES = ("1-0", "0-1", "1/2-1/2", "draw", "win", "loss")
+
+
+def _open_results(db: Path) -> Any:
+    from harness.store import Store
+
+    if not db.exists():
+        raise UsageError(f"no results database at {db}; check the path")
+    return Store(db, read_only=True)
+
+
+@app.command("games")
+def games_list(
+    db: Annotated[Path, typer.Argument(help="Results database.")],
+    tournament_id: Annotated[Optional[int], typer.Option("--tournament", help="Only this tournament's games.")] = None,
+    engine: Annotated[Optional[str], typer.Option("--engine", help="Only games this engine played.")] = None,
+    result: Annotated[Optional[str], typer.Option(
+        "--result", help="Only these results: 1-0, 0-1, 1/2-1/2 (or draw); with --engine also win or loss.")] = None,
+) -> None:
+    """List stored games: number, players, size, result, how it ended, plies."""
+    def run() -> None:
+        if result is not None and result not in RESULT_CHOICES:
+            raise UsageError(f"invalid --result {result!r}: use one of {', '.join(RESULT_CHOICES)}")
+        if result in ("win", "loss") and engine is None:
+            raise UsageError(f"--result {result} needs --engine NAME (whose win or loss)")
+        with _reading(db), _open_results(db) as store:
+            if tournament_id is not None and not store.has_tournament(tournament_id):
+                raise UsageError(f"{db} has no tournament #{tournament_id}")
+            rows = store.game_rows(tournament_id)
+        if engine is not None:
+            rows = [row for row in rows if engine in (row.x, row.o)]
+        if result is not None:
+            rows = [row for row in rows if _result_matches(row.result, row.x, row.o, result, engine)]
+        if not rows:
+            typer.echo("no games match")
+            return
+        name_width = min(18, max(len(name) for row in rows for name in (row.x, row.o)))
+        size_width = max(4, *(len(row.size) for row in rows))
+        id_width = max(2, len(str(rows[-1].id)))
+        typer.echo(f"{'id':>{id_width}}  {'x':<{name_width}}  {'o':<{name_width}}  {'size':<{size_width}}  "
+                   f"{'result':<7}  {'end':<14}  {'plies':>5}  key")
+        for row in rows:
+            typer.echo(f"{row.id:>{id_width}}  {row.x[:name_width]:<{name_width}}  {row.o[:name_width]:<{name_width}}  "
+                       f"{row.size:<{size_width}}  {row.result:<7}  {row.termination:<14}  {row.plies:>5}  {row.key}")
+
+    _guard(run)
+
+
+def _result_matches(stored: str, x: str, o: str, wanted: str, engine: str | None) -> bool:
+    if wanted == "draw":
+        return stored == "1/2-1/2"
+    if wanted in ("win", "loss"):
+        winner = {"1-0": x, "0-1": o}.get(stored)
+        return (winner == engine) if wanted == "win" else (winner is not None and winner != engine)
+    return stored == wanted
+
+
+@app.command()
+def replay(
+    db: Annotated[Path, typer.Argument(help="Results database.")],
+    game_id: Annotated[str, typer.Argument(help="The game's number (from arena games) or its key.")],
+    show_all: Annotated[bool, typer.Option("--all", help="Print every board at once (for a pipe).")] = False,
+) -> None:
+    """Step through a stored game: Enter or -> next, <- or Backspace back, Home/End, q quits."""
+    from harness import gamelog
+
+    def load() -> tuple[Any, Any]:
+        with _reading(db), _open_results(db) as store:
+            found = store.find_game(game_id)
+            if found is None:
+                raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
+            row = next(r for r in store.game_rows() if r.id == found)
+            return row, store.game_record(found)
+
+    row, record = _guard(load)
+    steps = gamelog.frames(record)
+    total = len(record.moves)
+    if show_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(gamelog.heading(row, record))
+        for frame in steps:
+            typer.echo("")
+            typer.echo(gamelog.describe_frame(record, frame, total))
+        typer.echo(f"\nresult: {record.result} ({record.reason})")
+        return
+    from harness.terminal import step_through
+
+    pages = [gamelog.describe_frame(record, frame, total) for frame in steps]
+    step_through(gamelog.heading(row, record), pages, f"result: {record.result} ({record.reason})")
+
+
+@app.command("export")
+def export_games(
+    db: Annotated[Path, typer.Argument(help="Results database.")],
+    fmt: Annotated[str, typer.Option("--format", help="jsonl (one game per line, arena match --json plus its "
+                                                      "id and tournament) or text (a game sheet per game).")] = "jsonl",
+    tournament_id: Annotated[Optional[int], typer.Option("--tournament", help="Only this tournament's games.")] = None,
+) -> None:
+    """Write every stored game to standard output, as JSON Lines (for arena import) or game sheets."""
+    from harness import gamelog
+
+    def run() -> None:
+        if fmt not in ("jsonl", "text"):
+            raise UsageError(f"invalid --format {fmt!r}: use jsonl or text")
+        with _reading(db), _open_results(db) as store:
+            if tournament_id is not None and not store.has_tournament(tournament_id):
+                raise UsageError(f"{db} has no tournament #{tournament_id}")
+            if fmt == "jsonl":
+                for data in gamelog.export_records(store, tournament_id):
+                    typer.echo(json.dumps(data, sort_keys=False))
+                return
+            rows = store.game_rows(tournament_id)
+            for index, row in enumerate(rows):
+                if index:
+                    typer.echo("")
+                typer.echo(gamelog.game_sheet(row, store.game_record(row.id)))
+
+    _guard(run)
+
+
+@app.command("import")
+def import_games(
+    db: Annotated[Path, typer.Argument(help="Results database to add the games to (created if missing).")],
+    files: Annotated[list[Path], typer.Argument(help="JSON Lines files written by arena export.")],
+) -> None:
+    """Read games exported by arena export back into a results database (games already there are skipped)."""
+    from harness import gamelog
+    from harness.store import Store, check_database_file
+
+    def run() -> None:
+        texts = []
+        for file in files:
+            try:
+                texts.append((file, file.read_text(encoding="utf-8").splitlines()))
+            except (OSError, UnicodeDecodeError) as error:
+                raise UsageError(f"cannot read {file}: {getattr(error, 'strerror', None) or error}") from None
+        check_database_file(db)
+        with Store(db, role="arena import") as store:
+            for file, lines in texts:
+                added, already = gamelog.import_records(store, lines, str(file))
+                typer.echo(f"{file}: {added} games added to {db}, {already} already there")
+
+    _guard(run)
+
+
 def _parse_rounds(text: str) -> tuple[int, int]:
     first, dash, last = text.strip().partition("-")
     try:

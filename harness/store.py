@@ -20,7 +20,8 @@ from typing import Any
 
 from harness.config import TournamentConfig
 from harness.errors import ConfigError, StoreError
-from harness.match import GameRecord
+from harness.match import Fault, GameRecord, MoveRecord, Termination
+from harness.protocol import CallWarning, Verdict, WarningKind
 from harness.schedule import ScheduledGame
 
 _GAME_COLUMNS = (
@@ -96,7 +97,8 @@ CREATE TABLE IF NOT EXISTS moves (
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-WRITERS = {"arena tournament": "give another --db", "arena merge": "merge into another database"}
+WRITERS = {"arena tournament": "give another --db", "arena merge": "merge into another database",
+           "arena import": "import into another database", "arena play": "give another --db"}
 """The commands that write a results database, and the advice to a second writer while one runs."""
 
 
@@ -203,6 +205,39 @@ def file_sha256(path: str | None) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def _warning(item: Any) -> CallWarning:
+    """A stored warning: ``{kind, text}``, or its text alone (databases from before warnings had kinds)."""
+    if isinstance(item, dict):
+        return CallWarning(WarningKind(item["kind"]), str(item["text"]))
+    text = str(item)
+    kind = (WarningKind.LINES_AFTER_ANSWER if "after the answer" in text
+            else WarningKind.KILLED_AT_DEADLINE if "deadline" in text
+            else WarningKind.SIGNAL_AFTER_ANSWER if "signal" in text else WarningKind.EXIT_STATUS_AFTER_ANSWER)
+    return CallWarning(kind, text)
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One line of a games listing (``arena games``)."""
+
+    id: int
+    """The game's number in this database (``arena replay DB ID``)."""
+    tournament: int
+    tournament_name: str
+    key: str
+    """The schedule's id of the game (``n5:r1:random:greedy:a``), unique in its tournament."""
+    pair_key: str
+    round: int
+    game: str
+    size: str
+    x: str
+    o: str
+    result: str
+    termination: str
+    plies: int
+    finished_at: str
 
 
 @dataclass(frozen=True)
@@ -415,26 +450,107 @@ class Store:
 
     def save_game(self, tournament: int, game: ScheduledGame, record: GameRecord) -> bool:
         """Write one finished game and its moves in one transaction; False if it was already there."""
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return self.save_record(tournament, game.game_id, game.pair_key, game.round, record) is not None
+
+    def save_record(self, tournament: int, key: str, pair_key: str, round_number: int, record: GameRecord,
+                    finished_at: str | None = None) -> int | None:
+        """Write one finished game under its key (unique in the tournament) and its moves in one
+        transaction; its row id, or None if a game with that key was already there."""
+        now = finished_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         fault = None if record.fault is None else json.dumps(record.to_json()["fault"])
         with self._transaction() as cursor:
             cursor.execute(
                 _INSERT_GAME,
-                (tournament, game.game_id, game.pair_key, game.round,
+                (tournament, key, pair_key, round_number,
                  record.n if record.game == "betsy" else 0, record.x, record.o,
                  record.time, record.max_plies, record.win_priority, record.start_board,
                  record.start_player, record.result, record.winner, record.termination,
                  record.reason, record.plies, fault, now, record.game, record.size),
             )
             if cursor.rowcount == 0:
-                return False
-            row_id = cursor.lastrowid
+                return None
+            row_id = int(cursor.lastrowid or 0)
             cursor.executemany(
                 _INSERT_MOVE,
                 [(row_id, m.ply, m.player, m.engine, m.move, m.board, m.verdict, m.seconds,
                   json.dumps([w.to_json() for w in m.warnings]), m.detail) for m in record.moves],
             )
-        return True
+        return row_id
+
+    def ensure_tournament(self, name: str, config: dict[str, Any], engines: list[dict[str, Any]],
+                          path: str = "", created_at: str | None = None) -> int:
+        """The tournament named ``name`` with exactly this config (created, with its engines, if
+        missing): where single games (``arena play``) and imported games go."""
+        config_json = json.dumps(config, sort_keys=True)
+        config_hash = hashlib.sha256(config_json.encode()).hexdigest()
+        row = self.connection.execute(
+            "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)).fetchone()
+        if row is not None and row[0] is not None:
+            tournament = int(row[0])
+            known = {r[0] for r in self.connection.execute(
+                "SELECT name FROM engines WHERE tournament_id = ?", (tournament,))}
+            missing = [e for e in engines if e["name"] not in known]
+            if missing:
+                with self._transaction() as cursor:
+                    cursor.executemany(_INSERT_ENGINE, [
+                        (tournament, e["name"], e.get("command", ""), e.get("program"), e.get("sha256"))
+                        for e in missing])
+            return tournament
+        now = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self._transaction() as cursor:
+            cursor.execute(_INSERT_TOURNAMENT, (name, config_json, config_hash, path, now))
+            tournament = int(cursor.lastrowid or 0)
+            cursor.executemany(_INSERT_ENGINE, [
+                (tournament, e["name"], e.get("command", ""), e.get("program"), e.get("sha256")) for e in engines])
+        return tournament
+
+    def engines_of(self, tournament: int) -> list[dict[str, Any]]:
+        """Each engine of a tournament: name, command, program file and its SHA-256."""
+        return [{"name": name, "command": command, "program": program, "sha256": sha}
+                for name, command, program, sha in self.connection.execute(
+                    "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid",
+                    (tournament,))]
+
+    def game_rows(self, tournament: int | None = None) -> list[GameRow]:
+        """Every stored game (of one tournament, or all), in the order they were stored."""
+        game, size = ("g.game", "g.size") if self._has_game_columns() else ("'betsy'", "CAST(g.n AS TEXT)")
+        where, args = ("WHERE g.tournament_id = ?", (tournament,)) if tournament is not None else ("", ())
+        rows = self.connection.execute(
+            f"SELECT g.id, g.tournament_id, t.name, g.game_id, g.pair_key, g.round, {game}, {size}, g.x, g.o, "
+            f"g.result, g.termination, g.plies, g.finished_at FROM games g JOIN tournaments t ON t.id = g.tournament_id "
+            f"{where} ORDER BY g.id", args).fetchall()
+        return [GameRow(*row) for row in rows]
+
+    def find_game(self, text: str) -> int | None:
+        """The row id of a game given as its id (a number) or its key (``n5:r1:a:b:a``, when unique)."""
+        if text.isascii() and text.isdigit() and len(text) < 19:
+            found = self.connection.execute("SELECT id FROM games WHERE id = ?", (int(text),)).fetchone()
+            return None if found is None else int(found[0])
+        found = self.connection.execute("SELECT id FROM games WHERE game_id = ? ORDER BY id", (text,)).fetchall()
+        if len(found) > 1:
+            raise StoreError(f"{len(found)} games have the key {text!r} (one per tournament); give the game's "
+                             f"number from 'arena games {self.path}'")
+        return int(found[0][0]) if found else None
+
+    def game_record(self, row_id: int) -> GameRecord:
+        """A stored game as the GameRecord it was written from (enums, warnings and fault included)."""
+        columns = self._game_columns()
+        row = self.connection.execute(f"SELECT {columns} FROM games WHERE id = ?", (row_id,)).fetchone()
+        (_key, _pair, _round, _n, x, o, seconds, max_plies, win_priority, start_board, start_player, result,
+         winner, termination, reason, _plies, fault_json, _finished, game, size) = row
+        moves = [
+            MoveRecord(ply, player, engine, move, board, Verdict(verdict), seconds_taken,
+                       tuple(_warning(item) for item in json.loads(warnings_json)), detail)
+            for ply, player, engine, move, board, verdict, seconds_taken, warnings_json, detail
+            in self.connection.execute(f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game = ? ORDER BY ply", (row_id,))
+        ]
+        fault = None
+        if fault_json is not None:
+            data = json.loads(fault_json)
+            fault = Fault(data["engine"], data["player"], Verdict(data["verdict"]), data["detail"],
+                          data["exit_status"], tuple(data["stdout_tail"]), data["stderr_tail"], tuple(data["argv"]))
+        return GameRecord(x, o, game, size, seconds, start_board, start_player, max_plies, win_priority, moves,
+                          result, winner, Termination(termination) if termination else None, reason, fault)
 
     def games(self, tournament: int) -> list[StoredGame]:
         game, size = ("game", "size") if self._has_game_columns() else ("'betsy'", "CAST(n AS TEXT)")

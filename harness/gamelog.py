@@ -1,0 +1,197 @@
+"""Finished games out of the results database and back: JSON Lines export and import, readable game
+sheets, and the positions of a game one ply at a time (for ``arena replay``).
+
+An exported line is exactly the object ``arena match --json`` prints for a game, plus where the game
+came from: ``game_id`` (its number in the database, as ``arena games`` lists it and ``arena replay``
+takes it), ``key``, ``pair_key`` and ``round`` (its place in the tournament's schedule),
+``finished_at``, and ``tournament`` (name, config and engines with their programs' SHA-256). That is
+everything the database holds about the game, so importing the lines rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import UsageError
+from harness.games.errors import PositionError
+from harness.games.registry import get_game
+from harness.match import Fault, GameRecord, MoveRecord, Termination
+from harness.protocol import CallWarning, Verdict, WarningKind
+from harness.store import GameRow, Store
+
+EXTRA_KEYS = ("game_id", "key", "pair_key", "round", "finished_at", "tournament")
+"""What an exported line holds beyond ``arena match --json``'s record."""
+
+
+def export_records(store: Store, tournament: int | None = None) -> Iterator[dict[str, Any]]:
+    """Every stored game (of one tournament, or all) as an exported JSON object, in storage order."""
+    tournaments: dict[int, dict[str, Any]] = {}
+    for row in store.game_rows(tournament):
+        if row.tournament not in tournaments:
+            info = store.tournament_info(row.tournament)
+            tournaments[row.tournament] = {"name": info["name"], "created_at": info["created_at"],
+                                           "config": info["config"], "engines": store.engines_of(row.tournament)}
+        data = store.game_record(row.id).to_json()
+        data.update(game_id=row.id, key=row.key, pair_key=row.pair_key, round=row.round,
+                    finished_at=row.finished_at, tournament=tournaments[row.tournament])
+        yield data
+
+
+def import_records(store: Store, lines: Iterable[str], source: str) -> tuple[int, int]:
+    """Add exported games to ``store`` (each into its tournament, found or made by name and config);
+    returns (games added, games already there). Every line is checked before anything is written."""
+    parsed = [(number, record_from_json(data, f"{source} line {number}"), data)
+              for number, data in _objects(lines, source)]
+    added = already = 0
+    for number, record, data in parsed:
+        info = data["tournament"]
+        tournament = store.ensure_tournament(info["name"], info["config"], info["engines"],
+                                             created_at=info.get("created_at"))
+        row = store.save_record(tournament, data["key"], data["pair_key"], data["round"], record,
+                                data["finished_at"])
+        if row is None:
+            already += 1
+        else:
+            added += 1
+    return added, already
+
+
+def _objects(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UsageError(f"{source} line {number}: not JSON ({error.msg}); give a file written by 'arena export'") from None
+        if not isinstance(data, dict):
+            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {type(data).__name__}")
+        yield number, data
+
+
+def record_from_json(data: dict[str, Any], where: str) -> GameRecord:
+    """A GameRecord from an exported (or ``arena match --json``) object; UsageError naming what is
+    missing or wrong. The moves are replayed on the rules, so a tampered game is refused."""
+    try:
+        missing = [key for key in (*EXTRA_KEYS, "x", "o", "game", "size", "moves", "result") if key not in data]
+        if missing:
+            raise UsageError(f"{where}: missing {', '.join(missing)}; give lines written by 'arena export'")
+        moves = tuple(
+            MoveRecord(m["ply"], m["player"], m["engine"], m["move"], m["board"], Verdict(m["verdict"]),
+                       float(m["seconds"]), tuple(CallWarning(WarningKind(w["kind"]), w["text"]) for w in m["warnings"]),
+                       m["detail"])
+            for m in data["moves"])
+        fault_data = data.get("fault")
+        fault = None if fault_data is None else Fault(
+            fault_data["engine"], fault_data["player"], Verdict(fault_data["verdict"]), fault_data["detail"],
+            fault_data["exit_status"], tuple(fault_data["stdout_tail"]), fault_data["stderr_tail"],
+            tuple(fault_data["argv"]))
+        record = GameRecord(
+            data["x"], data["o"], data["game"], data["size"], float(data["time"]), data["start_board"],
+            data["start_player"], int(data["max_plies"]), data["win_priority"], list(moves), data["result"],
+            data["winner"], Termination(data["termination"]) if data["termination"] else None, data["reason"], fault)
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, UsageError):
+            raise
+        raise UsageError(f"{where}: not a game as 'arena export' writes it ({type(error).__name__}: {error})") from None
+    problem = replay_problem(record)
+    if problem is not None:
+        raise UsageError(f"{where}: {problem}")
+    return record
+
+
+def replay_problem(record: GameRecord) -> str | None:
+    """Why a record's moves are not a game under its rules (illegal move, wrong board), or None."""
+    try:
+        rules = get_game(record.game)
+        position = rules.position(record.size, record.start_player, record.start_board,
+                                  _options(record))
+    except PositionError as error:
+        return f"bad start position: {error}"
+    for move in record.moves:
+        if move.verdict is not Verdict.OK:
+            return None if move is record.moves[-1] else f"ply {move.ply}: a faulty move that is not the last"
+        if move.move is None or not position.is_legal(move.move):
+            return f"ply {move.ply}: move {move.move} is not legal"
+        position.push(move.move)
+        if position.board() != move.board:
+            return f"ply {move.ply}: the board after move {move.move} is not the one recorded"
+    return None
+
+
+def _options(record: GameRecord) -> Any:
+    from harness.games.registry import RuleOptions
+
+    return RuleOptions(record.win_priority)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One step of a replay: the position after ``ply`` plies, and the move that led to it."""
+
+    ply: int
+    position: Any
+    move: MoveRecord | None
+
+
+def frames(record: GameRecord) -> list[Frame]:
+    """The start position, then the position after each legal move."""
+    rules = get_game(record.game)
+    position = rules.position(record.size, record.start_player, record.start_board, _options(record))
+    steps = [Frame(0, position.copy(), None)]
+    for move in record.moves:
+        if move.verdict is not Verdict.OK or move.move is None:
+            steps.append(Frame(move.ply, position.copy(), move))
+            break
+        position.push(move.move)
+        steps.append(Frame(move.ply, position.copy(), move))
+    return steps
+
+
+def describe_frame(record: GameRecord, frame: Frame, total: int) -> str:
+    """A frame as text: a heading, the move and its time and verdict, and the board."""
+    rules = get_game(record.game)
+    names = {"x": record.x, "o": record.o}
+    if frame.move is None:
+        heading = f"start ({frame.position.player} to move)"
+    else:
+        move = frame.move
+        what = (rules.describe_move(move.move) if move.verdict is Verdict.OK and move.move is not None
+                else f"forfeits: {move.verdict.value}{': ' + move.detail if move.detail else ''}")
+        heading = f"ply {move.ply}/{total}: {move.player} ({names[move.player]}) {what} ({move.seconds:.2f} s)"
+    last = frame.move.move if frame.move is not None and frame.move.verdict is Verdict.OK else None
+    lines = [heading, rules.render(frame.position, last)]
+    if frame.move is not None:
+        lines += [f"warning: {warning}" for warning in frame.move.warnings]
+    return "\n".join(lines)
+
+
+def heading(row: GameRow | None, record: GameRecord) -> str:
+    rules = get_game(record.game)
+    where = f"game {row.id} ({row.key}, tournament {row.tournament_name!r}): " if row is not None else ""
+    return (f"{where}{record.x} (x) vs {record.o} (o), {rules.title} {rules.size_phrase(record.size)}, "
+            f"{record.time:g} s per move")
+
+
+def game_sheet(row: GameRow, record: GameRecord) -> str:
+    """A readable game sheet: who played, every move with its time, the result and why."""
+    rules = get_game(record.game)
+    lines = [heading(row, record), f"finished {row.finished_at}"]
+    steps = frames(record)
+    lines.append(rules.render(steps[0].position))
+    for move in record.moves:
+        if move.verdict is Verdict.OK and move.move is not None:
+            lines.append(f"{move.ply:>4}. {move.player} {rules.describe_move(move.move):<20} {move.seconds:6.2f} s")
+        else:
+            lines.append(f"{move.ply:>4}. {move.player} forfeits by {move.verdict.value}: {move.detail}")
+        lines += [f"        warning: {warning}" for warning in move.warnings]
+    final = steps[-1]
+    lines.append(rules.render(final.position, final.move.move if final.move is not None else None))
+    lines.append(f"result: {record.result} ({record.reason})")
+    if record.fault is not None:
+        lines += [f"  stdout| {line}" for line in record.fault.stdout_tail[-5:]]
+        lines += [f"  stderr| {line}" for line in record.fault.stderr_tail.splitlines()[-5:]]
+    return "\n".join(lines)
