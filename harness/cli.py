@@ -182,6 +182,53 @@ def _game_size(game: str, n: int | None, size: str | None) -> str:
         raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
 
 
+def _match_starts(settings: Any, board_size: str, size_given: bool, start: tuple[str, str, str] | None,
+                  start_file: Path | None, openings: Path | None, seed: int | None, plies: int) -> list[Any]:
+    """The start positions of a match's games, in order (each played twice, colours swapped); empty
+    for the empty board."""
+    from harness.config import read_openings
+    from harness.errors import ConfigError
+    from harness.schedule import random_opening
+
+    given = [name for name, value in (("--start", start), ("--start-file", start_file), ("--openings", openings),
+                                      ("--seed", seed)) if value is not None]
+    if len(given) > 1:
+        raise UsageError(f"give at most one of {', '.join(given)}: each chooses the start positions")
+    rules = settings.rules
+    options = settings.options
+    if start is not None:
+        position = rules.position(*start, options)
+        return [_playable(rules, position, "--start")]
+    if start_file is not None or openings is not None:
+        path = start_file if start_file is not None else openings
+        option = "--start-file" if start_file is not None else "--openings"
+        try:
+            found = read_openings(path, rules)  # type: ignore[arg-type]
+        except ConfigError as error:
+            raise UsageError(f"invalid {option}: {error}") from None
+        if size_given and board_size not in found:
+            raise UsageError(f"invalid {option}: {path} holds no {rules.size_phrase(board_size)} position")
+        sizes = [board_size] if size_given else list(found)
+        positions = [rules.position(size, o.player, o.board, options) for size in sizes for o in found[size]]
+        if option == "--start-file" and len(positions) != 1:
+            raise UsageError(f"invalid --start-file: {path} holds {len(positions)} positions; give one, or use --openings")
+        return positions
+    if seed is not None:
+        return [rules.position(board_size, o.player, o.board, options)
+                for o in (random_opening(board_size, plies, seed, k, rules) for k in range(MAX_OPENINGS))]
+    return []
+
+
+MAX_OPENINGS = 64
+"""Random openings a match cycles through (games 2k+1 and 2k+2 play opening k mod this)."""
+
+
+def _playable(rules: Game, position: Any, option: str) -> Any:
+    if position.winner() is not None or rules.end_reason(position) is not None:
+        raise UsageError(f"invalid {option}: the game is already over in this position")
+    return position
+
+
 @app.command()
 def match(
     engine_x: Annotated[str, typer.Argument(help="x (moves first) in game 1: a built-in name or a command.")],
@@ -201,6 +248,17 @@ def match(
         bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one game record per line (JSON Lines).")] = False,
+    start: Annotated[Optional[tuple[str, str, str]], typer.Option(
+        "--start", metavar="SIZE PLAYER BOARD", help="Start every game from this position.")] = None,
+    start_file: Annotated[Optional[Path], typer.Option(
+        "--start-file", help="Start from the position in this file (one line: SIZE PLAYER BOARD).")] = None,
+    openings: Annotated[Optional[Path], typer.Option(
+        "--openings", help="Openings file (SIZE PLAYER BOARD per line): games 2k+1 and 2k+2 play opening k, "
+                           "colours swapped, cycling through the file.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", help="Random openings from this seed (--opening-plies random moves), as tournaments have.")] = None,
+    opening_plies: Annotated[int, typer.Option(
+        "--opening-plies", min=0, max=1000, help="Plies of each random opening (with --seed).")] = 2,
     sandbox: SandboxOption = SandboxMode.AUTO,
     max_file_mb: MaxFileOption = 64,
     max_processes: MaxProcessesOption = 64,
@@ -223,6 +281,8 @@ def match(
         return settings, board_size, resolve_engine(engine_x), resolve_engine(engine_o)
 
     settings, board_size, first, second = _guard(prepare)
+    starts = _guard(lambda: _match_starts(settings, board_size, n is not None or size is not None, start, start_file,
+                                          openings, seed, opening_plies))
     limits = settings.limits(sandbox=_use_sandbox(sandbox), file_bytes=max_file_mb << 20,
                              processes=max_processes)
     rules = settings.rules
@@ -231,9 +291,12 @@ def match(
         swap = index % 2 == 1
         x, o = (second, first) if swap else (first, second)
         if not as_json:
+            shown = starts[(index // 2) % len(starts)].size_text if starts else board_size
             typer.echo(f"game {index + 1}: {x.name} (x) vs {o.name} (o), {rules.title} "
-                       f"{rules.size_phrase(board_size)}, {settings.time:g} s per move")
-        record = play_game(x, o, settings, board_size, limits=limits, on_move=None if as_json else _print_move)
+                       f"{rules.size_phrase(shown)}, {settings.time:g} s per move")
+        opening = starts[(index // 2) % len(starts)] if starts else None
+        record = play_game(x, o, settings, board_size, start=opening, limits=limits,
+                           on_move=None if as_json else _print_move)
         blue = score_for_x(record.result)
         scores[0] += 1 - blue if swap else blue
         scores[1] += blue if swap else 1 - blue

@@ -113,3 +113,45 @@ def test_match_plays_connect4_and_the_json_record_replays_on_the_rules() -> None
         else:
             assert (record["termination"], position.legal_moves()) == ("full-board", [])
             assert record["reason"] == "draw: the board is full"
+
+
+def _starts(stdout: str) -> list[tuple[str, str, str]]:
+    import json
+
+    return [(d["start_player"], d["start_board"], d["x"]) for d in map(json.loads, stdout.splitlines())]
+
+
+def test_match_start_plays_every_game_from_the_position_colours_alternating() -> None:
+    board = "...x..o.ox.oxxxoxo"
+    result = run_program([ARENA, "match", "random", "greedy", "--start", "3", "o", board, "--games", "2", "--json"])
+    assert result.returncode == 0, result.stderr
+    assert _starts(result.stdout) == [("o", board, "random"), ("o", board, "greedy")]
+
+
+def test_match_openings_and_seed_give_each_opening_to_a_colour_swapped_pair(tmp_path: Path) -> None:
+    from harness.schedule import random_opening
+
+    openings = tmp_path / "openings.txt"
+    openings.write_text("7x6 x " + "." * 42 + "  # the empty board\n7x6 o " + "." * 37 + "x" + "." * 4 + "\n")
+    result = run_program([ARENA, "match", "random", "greedy", "--game", "connect4", "--openings", str(openings),
+                          "--games", "6", "--json"], timeout=120)
+    assert result.returncode == 0, result.stderr
+    empty, one = ("x", "." * 42), ("o", "." * 37 + "x" + "." * 4)
+    assert _starts(result.stdout) == [(*empty, "random"), (*empty, "greedy"), (*one, "random"), (*one, "greedy"),
+                                      (*empty, "random"), (*empty, "greedy")]
+    seeded = run_program([ARENA, "match", "random", "greedy", "--n", "4", "--seed", "7", "--games", "4", "--json"])
+    expected = [random_opening("4", 2, 7, k) for k in (0, 0, 1, 1)]
+    assert _starts(seeded.stdout) == [(o.player, o.board, name) for o, name in zip(expected, ["random", "greedy"] * 2)]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--start", "3", "x", "...", "--seed", "2"], "give at most one of --start, --seed: each chooses the start positions"),
+    (["--start", "3", "x", "xxx" + "." * 15],
+     "floating pebble in column 1, row 1 from the top: the cell below it is empty, but pebbles fall to the bottom "
+     "of their column"),
+    (["--game", "connect4", "--start", "4x4", "o", "." * 8 + "ooo.xxxx"],
+     "invalid --start: the game is already over in this position"),
+])
+def test_match_start_problems_are_one_line(args: list[str], message: str) -> None:
+    result = run_program([ARENA, "match", "random", "greedy", *args])
+    assert (result.returncode, result.stderr) == (2, f"arena: error: {message}\n")
