@@ -535,6 +535,58 @@ def _open_results(db: Path) -> Any:
     return Store(db, read_only=True)
 
 
+@app.command()
+def play(
+    game: GameOption = "betsy",
+    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
+    size: Annotated[Optional[str], typer.Option(
+        "--size", help="Board size: n for Betsy, WxH for Connect Four (default 8x8).")] = None,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="Your opponent: a built-in name or a command (e.g. 'python3 betsy.py').")] = "mcts-alphabeta",
+    time: Annotated[float, typer.Option("--time", help="The engine's seconds per move.")] = 1,
+    human: Annotated[str, typer.Option("--human", help="Your side: x (moves first) or o.")] = "x",
+    db: Annotated[Path, typer.Option("--db", help="Where the finished game is stored.")] = Path("results/play.sqlite"),
+    max_plies: Annotated[int, typer.Option("--max-plies", help="Draw after this many moves.")] = 200,
+    win_priority: Annotated[
+        str, typer.Option(help="Betsy: whose lines count first when a move completes both: mover or blue.")
+    ] = "mover",
+    allow_fractional_time: Annotated[
+        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engine.")
+    ] = False,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+) -> None:
+    """Play a game against an engine in the terminal; the finished game is stored like any other."""
+    from harness.engines import EngineSpec, resolve_engine
+    from harness.play import play as play_game_with_a_person
+    from harness.settings import GameSettings, settings_from_flags
+    from harness.store import check_database_file
+    from harness.terminal import use_colour
+
+    def prepare() -> tuple[GameSettings, str, EngineSpec]:
+        settings = settings_from_flags({
+            "game": game, "time": time, "allow_fractional_time": allow_fractional_time,
+            "max_plies": max_plies, "win_priority": win_priority,
+        })
+        board_size = _game_size(game, n, size)
+        if human not in ("x", "o"):
+            raise UsageError(f"invalid --human {human!r}: use x (you move first) or o")
+        check_database_file(db)
+        return settings, board_size, resolve_engine(engine)
+
+    settings, board_size, opponent = _guard(prepare)
+    limits = settings.limits(sandbox=_use_sandbox(sandbox))
+
+    def ask_line(prompt: str) -> str:
+        return input(prompt)
+
+    try:
+        _guard(lambda: play_game_with_a_person(settings, board_size, opponent, human, limits, db, ask_line,
+                                               typer.echo, use_colour()))
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted; an unfinished game is not stored", err=True)
+        raise typer.Exit(130) from None
+
+
 @app.command("games")
 def games_list(
     db: Annotated[Path, typer.Argument(help="Results database.")],

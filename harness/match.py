@@ -13,7 +13,7 @@ from harness.protocol import CallWarning, Verdict
 from harness.referee import CallResult, Limits, ask
 
 if TYPE_CHECKING:
-    from harness.games.registry import Position
+    from harness.games.registry import Game, Position
     from harness.settings import GameSettings
 
 
@@ -196,28 +196,33 @@ def play_game(
         record.moves.append(move_record)
         if on_move is not None:
             on_move(record, move_record, position)
-        winner_colour = position.winner()
-        if winner_colour is not None:
-            winner = PLAYERS[winner_colour]
-            how = "completes a line" if winner == player else f"completes a line for {winner}"
-            _finish(record, winner, Termination.LINE,
-                    f"{winner} wins: {player} ({engine.name}) {game.describe_move(call.move)} and {how}")
-            break
-        ended = game.end_reason(position)
+        ended = game_end(game, position, seen, record.plies, settings.max_plies, player, engine.name, call.move)
         if ended is not None:
-            _finish(record, None, Termination.FULL_BOARD, f"draw: {ended}")
-            break
-        if game.draws_by_repetition:
-            key = position.key()
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] >= 3:
-                _finish(record, None, Termination.REPETITION,
-                        "draw: the same board with the same side to move occurred a third time")
-                break
-        if record.plies >= settings.max_plies:
-            _finish(record, None, Termination.MAX_PLIES, f"draw: {settings.max_plies} plies without a line")
+            _finish(record, *ended)
             break
     return record
+
+
+def game_end(game: Game, position: Position, seen: dict[int, int], plies: int, max_plies: int, player: str,
+             name: str, move: int) -> tuple[str | None, Termination, str] | None:
+    """Whether the game is over after ``player`` (called ``name``) played ``move``: (winner or None,
+    termination, reason), or None. Counts the position in ``seen`` (repetitions)."""
+    winner_colour = position.winner()
+    if winner_colour is not None:
+        winner = PLAYERS[winner_colour]
+        how = "completes a line" if winner == player else f"completes a line for {winner}"
+        return winner, Termination.LINE, f"{winner} wins: {player} ({name}) {game.describe_move(move)} and {how}"
+    ended = game.end_reason(position)
+    if ended is not None:
+        return None, Termination.FULL_BOARD, f"draw: {ended}"
+    if game.draws_by_repetition:
+        key = position.key()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] >= 3:
+            return None, Termination.REPETITION, "draw: the same board with the same side to move occurred a third time"
+    if plies >= max_plies:
+        return None, Termination.MAX_PLIES, f"draw: {max_plies} plies without a line"
+    return None
 
 
 def _move_record(ply: int, player: str, engine: str, call: CallResult, board: str | None) -> MoveRecord:
@@ -225,6 +230,11 @@ def _move_record(ply: int, player: str, engine: str, call: CallResult, board: st
         ply, player, engine, call.move if call.ok else None, board, call.verdict,
         round(call.seconds, 4), call.warnings, call.detail,
     )
+
+
+def finish(record: GameRecord, winner: str | None, termination: Termination, reason: str) -> None:
+    """Set a record's result, winner, termination and reason."""
+    _finish(record, winner, termination, reason)
 
 
 def _finish(record: GameRecord, winner: str | None, termination: Termination, reason: str) -> None:
