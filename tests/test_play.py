@@ -124,3 +124,34 @@ def test_a_program_that_misbehaves_forfeits_and_the_person_wins(tmp_path: Path) 
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
         assert connection.execute("SELECT x, o, result, termination FROM games").fetchall() == [
             (program, "human", "0-1", "forfeit")]
+
+
+def test_replay_steps_through_a_game_with_enter_and_arrow_keys(tmp_path: Path) -> None:
+    from tests.conftest import TINY, run_program
+
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    db = tmp_path / "tiny.sqlite"
+    assert run_program([ARENA, "tournament", str(tmp_path / "tiny.yaml"), "--db", str(db), "--no-progress"],
+                       timeout=120).returncode == 0
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        plies, result = connection.execute("SELECT plies, result FROM games WHERE id = 1").fetchone()
+    pages = plies + 1
+    child = spawn(["replay", str(db), "1"])
+    child.expect_exact("start (x to move)")
+    child.expect_exact(f"[1/{pages}] Enter/-> next")
+    child.send("\r")
+    child.expect(rf"ply 1/{plies}: x \(a\) (drops into|rotates) column \d")
+    child.expect_exact(f"[2/{pages}]")
+    child.send("\x1b[C")  # right arrow
+    child.expect_exact(f"[3/{pages}]")
+    child.send("\x1b[D")  # left arrow
+    child.expect_exact(f"[2/{pages}]")
+    child.send("\x1b[F")  # End
+    child.expect_exact(f"result: {result} (")
+    child.expect_exact(f"[{pages}/{pages}]")
+    child.send("\x1b[H")  # Home
+    child.expect_exact(f"[1/{pages}]")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
