@@ -55,8 +55,13 @@ class Tablebase:
 
     @classmethod
     def open_for(cls, position: Position) -> Tablebase | None:
-        """The table for this board size and win priority, if it has been built."""
-        path = table_path(position.n, position.win_priority)
+        """The table for this position's board size and win priority, if it has been built."""
+        return cls.open_size(position.n, position.win_priority)
+
+    @classmethod
+    def open_size(cls, n: int, win_priority: str = "mover") -> Tablebase | None:
+        """The table for board size ``n`` and ``win_priority``, if it has been built."""
+        path = table_path(n, win_priority)
         return cls(path) if os.path.exists(path) else None
 
     def lookup(self, position: Position) -> tuple[int, int]:

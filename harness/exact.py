@@ -39,7 +39,7 @@ def open_table(win_priority: str = "mover") -> Tablebase | None:
     from engines.tablebase import Tablebase
 
     try:
-        return Tablebase.open_for(Position.from_text(3, "x", "." * 18, win_priority))  # type: ignore[arg-type]
+        return Tablebase.open_size(3, win_priority)
     except OSError:
         return None
 
