@@ -1,7 +1,8 @@
-"""The documentation is exact: README.md and docs/rules.md examples, and the engines' --help.
+"""The documentation is exact: the examples of README.md, docs/rules.md and docs/connect4.md, the
+links between the pages, and the engines' --help.
 
 Every example is checked by running the real command (as a subprocess) or by replaying it on the
-rules core (harness.games.betsy).
+rules cores (harness.games.betsy, harness.games.connect4).
 """
 
 from __future__ import annotations
@@ -9,19 +10,28 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from harness.games import connect4
 from harness.games.betsy import MAX_N, PLAYERS, Position, geometry
+from harness.games.errors import PositionError
 
 from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, run_program
 
 README = ROOT / "README.md"
-RULES = ROOT / "docs" / "rules.md"
+DOCS = ROOT / "docs"
+RULES = DOCS / "rules.md"
+CONNECT4 = DOCS / "connect4.md"
+REFEREE = DOCS / "referee.md"
+DESIGN = DOCS / "design.md"
+PAGES = [README, RULES, CONNECT4, REFEREE, DESIGN, DOCS / "measurements.md"]
+"""Every page of the documentation."""
 
-ENGINE_MODULES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "strongest"]
+ENGINE_MODULES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "homework", "strongest"]
 """Every engine module with a command line (``strongest`` is ``betsy``)."""
 
 
@@ -45,7 +55,7 @@ def command_examples(text: str, program: str) -> list[tuple[list[str], list[str]
     return examples
 
 
-def printed(result) -> list[str]:
+def printed(result: subprocess.CompletedProcess[str]) -> list[str]:
     return (result.stdout + result.stderr).rstrip("\n").split("\n")
 
 
@@ -55,6 +65,46 @@ def size_of(board: str) -> int | None:
         if geometry(n).cells == len(board):
             return n
     return None
+
+
+def is_connect4_board(board: str) -> bool:
+    """Whether ``board`` is a valid Connect Four board of some size, with either side to move."""
+    sizes = [(w, h) for w in range(connect4.MIN_SIZE, connect4.MAX_SIZE + 1)
+             for h in range(connect4.MIN_SIZE, connect4.MAX_SIZE + 1) if w * h == len(board)]
+    for width, height in sizes:
+        for player in "xo":
+            try:
+                connect4.Position.from_text(connect4.size_text(width, height), player, board)
+            except PositionError:
+                continue
+            return True
+    return False
+
+
+def pipeline_examples(text: str, program: str) -> list[tuple[str, list[str], list[str]]]:
+    """``(stdin, argv after the program, shown output lines)`` for each block starting
+    ``$ echo ... | PROGRAM ...`` or ``$ printf '...' | PROGRAM ...``."""
+    examples = []
+    for lines in code_blocks(text):
+        feed, bar, command = lines[0].removeprefix("$ ").partition(" | ")
+        if not lines[0].startswith("$ ") or not bar or not command.startswith(f"{program} ") and command != program:
+            continue
+        words = shlex.split(feed)
+        if words[0] == "echo":
+            stdin = " ".join(words[1:]) + "\n"
+        else:
+            assert words[0] == "printf" and len(words) == 2, lines[0]
+            stdin = words[1].replace("\\n", "\n")
+        examples.append((stdin, shlex.split(command)[len(program.split()):], lines[1:]))
+    return examples
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the page's headings (lowercase, punctuation dropped, spaces as -)."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        anchors.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return anchors
 
 
 # --- README ---------------------------------------------------------------------------------------
@@ -81,7 +131,7 @@ def test_readme_is_self_contained() -> None:
     text = read(README)
     assert "../shared" not in text
     assert "RULES.md" not in text
-    assert "(docs/rules.md)" in text
+    assert "(docs/rules.md)" in text and "(docs/connect4.md)" in text
     for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
         if not re.match(r"[a-z]+://", target):
             assert (ROOT / target).exists(), f"README links to {target}, which the project does not have"
@@ -108,18 +158,24 @@ def test_readme_moves_json_fields() -> None:
 
 
 def test_readme_engine_examples_answer_legally(python: str) -> None:
+    from harness.games.registry import get_game
+
     runs = [
         line for lines in code_blocks(read(README)) for line in lines
         if line.startswith(".venv/bin/python -m engines.")
     ]
-    assert len(runs) >= 2
+    assert len(runs) >= 4
+    games = set()
     for line in runs:
         argv = shlex.split(line.split("#", 1)[0])
         result = run_program([python, *argv[1:]])
         assert result.returncode == 0, f"{line}: {result.stderr}"
-        n, player, board = argv[3:6]
+        size, player, board = argv[3:6]
+        game = get_game("connect4" if "x" in size else "betsy")
+        games.add(game.name)
         move_text, new_board = result.stdout.split("\n")[-2].split()
-        assert Position.from_text(n, player, board).after(int(move_text)).board() == new_board
+        assert game.position(size, player, board).after(int(move_text)).board() == new_board
+    assert games == {"betsy", "connect4"}
 
 
 def _betsy_example() -> tuple[list[str], list[str]]:
@@ -165,6 +221,114 @@ def test_readme_betsy_example_without_tables(python: str) -> None:
         assert position.after(int(move)).board() == new_board
 
 
+def test_readme_solve_example_is_what_the_program_prints() -> None:
+    examples = pipeline_examples(read(README), "scripts/arena solve")
+    assert examples, "README shows no `$ echo ... | scripts/arena solve` example"
+    assert examples[0] == ("445566\n", [], ["445566 18"])
+    for stdin, args, shown in examples:
+        result = run_program([ARENA, "solve", *args], input=stdin)
+        assert result.returncode == 0, result.stderr
+        assert printed(result) == shown
+
+
+def yaml_blocks(text: str) -> list[str]:
+    return [block for block in re.findall(r"^```yaml\n(.*?)\n```", text, re.M | re.S)]
+
+
+def test_readme_config_examples_load_as_shown(tmp_path: Path) -> None:
+    """Each YAML example is a config load_config accepts, for the game it names, with the values
+    it shows; the student programs they name are stand-ins made here."""
+    from harness.config import load_config
+
+    (tmp_path / "submissions").mkdir()
+    for name in ("betsy.py", "c4.py"):
+        (tmp_path / "submissions" / name).write_text("print('1 x')\n")
+    blocks = yaml_blocks(read(README))
+    assert len(blocks) == 2
+    configs = []
+    for index, block in enumerate(blocks):
+        path = tmp_path / f"example{index}.yaml"
+        path.write_text(block + "\n")
+        configs.append(load_config(path))
+    betsy, c4 = configs
+    assert (betsy.settings.game, betsy.sizes, betsy.settings.time, betsy.rounds) == ("betsy", ("5",), 1, 2)
+    assert [e.name for e in betsy.engines] == ["rnd", "grd", "student"]
+    assert betsy.engines[1].extra_args == ("--seed", "3")
+    assert (c4.settings.game, c4.sizes, c4.rounds) == ("connect4", ("7x6", "8x8"), 10)
+    assert c4.engines[1].extra_args == ("--depth", "8")
+
+
+def test_readme_betsy_config_example_shows_the_defaults(tmp_path: Path) -> None:
+    """The Betsy example says its values are the defaults, apart from name, concurrency and engines."""
+    from harness.config import load_config
+
+    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / "betsy.py").write_text("")
+    shown = yaml_blocks(read(README))[0]
+    (tmp_path / "shown.yaml").write_text(shown + "\n")
+    engines = shown[shown.index("engines:"):]
+    (tmp_path / "bare.yaml").write_text("name: quick\nconcurrency: 2\n" + engines + "\n")
+    full, bare = load_config(tmp_path / "shown.yaml"), load_config(tmp_path / "bare.yaml")
+    assert full.fingerprint() == bare.fingerprint()
+    assert (full.sandbox, full.max_file_mb, full.max_processes) == (bare.sandbox, bare.max_file_mb, bare.max_processes)
+
+
+def test_readme_config_reference_names_every_key() -> None:
+    from harness.config import _Engine, _Openings, _Tournament
+
+    text = read(README)
+    for key in _Tournament.model_fields:
+        assert f"| `{key}` |" in text, f"README's config table has no row for {key!r}"
+    for key in (*_Openings.model_fields, *_Engine.model_fields):
+        assert re.search(rf"\b{key}\b", text), f"README does not mention the config key {key!r}"
+    from harness.engines import BUILTIN_OPTIONS
+
+    for options in BUILTIN_OPTIONS.values():
+        for option in options:
+            assert f"`{option}`" in text, f"README does not name the built-in option {option!r}"
+
+
+def test_readme_names_every_command_and_builtin_engine() -> None:
+    from harness.cli import app
+    from harness.engines import BUILTINS
+
+    text = read(README)
+    for command in app.registered_commands:
+        name = command.name or command.callback.__name__  # type: ignore[union-attr]
+        assert f"`arena {name}" in text, f"README does not document `arena {name}`"
+    for name, module in BUILTINS.items():
+        assert f"| `{name}` | `engines.{module}` |" in text, f"README's engine table has no row for {name}"
+
+
+def verdict_rows(text: str) -> list[str]:
+    return re.findall(r"^\| `([a-z-]+)` \| ", text[text.index("| verdict | meaning |"):], re.M)
+
+
+def test_verdict_tables_list_every_verdict() -> None:
+    from harness.protocol import Verdict
+
+    every = [verdict.value for verdict in Verdict]
+    for path in (README, REFEREE):
+        rows = verdict_rows(read(path))
+        assert rows[:len(every)] == every, f"{path.name}: verdict table {rows} != {every}"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[page.name for page in PAGES])
+def test_every_link_between_pages_resolves(path: Path) -> None:
+    """Relative links point at files of the project, and their #anchors at headings there."""
+    text = read(path)
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links or path.name == "measurements.md"
+    for target in links:
+        if re.match(r"[a-z]+://", target):
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        assert linked.exists(), f"{path.name} links to {target}, which the project does not have"
+        if anchor:
+            assert anchor in heading_anchors(read(linked)), f"{path.name} links to {target}: no such heading"
+
+
 # --- docs/rules.md ----------------------------------------------------------------------------------
 
 
@@ -173,8 +337,10 @@ def test_rules_page_exists_and_readme_links_it() -> None:
     for heading in ("## The board", "## Moves", "## Lines and winning", "## Draws", "## Valid positions",
                     "## The engine protocol", "## Open points and decisions"):
         assert heading in text
-    assert "../README.md#the-referee" in text
-    assert "## The referee" in read(README)
+    assert "](referee.md)" in text and "](connect4.md)" in text
+    referee = read(REFEREE)
+    for heading in ("## One call", "## Verdicts", "## The sandbox in detail"):
+        assert heading in referee
 
 
 def test_rules_arena_examples_are_what_the_program_prints() -> None:
@@ -241,14 +407,22 @@ def _refused_boards() -> set[str]:
     }
 
 
+def board_strings(text: str) -> set[str]:
+    """Every string of the page that looks like a board (4 or more of ``.``, ``x``, ``o``)."""
+    return set(re.findall(r"(?<![\w.])[.xo]{4,}(?![\w.])", text))
+
+
 @pytest.mark.parametrize("path", [RULES, README], ids=["rules", "readme"])
 def test_every_board_shown_is_valid_or_shown_refused(path: Path) -> None:
+    """Betsy boards on the rules page; on the README, Betsy or Connect Four boards (each Connect
+    Four example there is also run or replayed by a test of its own)."""
     refused = _refused_boards()
     assert TYPO_BOARD in refused
-    boards = set(re.findall(r"(?<![\w.])[.xo]{4,}(?![\w.])", read(path)))
-    boards = {board for board in boards if set(board) != {"."} or len(board) > 3}
+    boards = board_strings(read(path))
     assert SEED_BOARD in boards
     for board in boards - refused:
+        if path == README and is_connect4_board(board):
+            continue
         n = size_of(board)
         assert n is not None, f"{board!r} in {path.name} has no valid length"
         Position.from_text(n, "x", board)  # raises PositionError naming the problem
@@ -271,6 +445,119 @@ def test_rules_answer_example_and_protocol_line() -> None:
     example = re.search(r"`betsy\.py (\d+) ([xo]) ([.xo]+) (\d+)`", text)
     assert example is not None
     assert Position.from_text(example.group(1), example.group(2), example.group(3)).board() == example.group(3)
+
+
+# --- docs/connect4.md -------------------------------------------------------------------------------
+
+
+def test_connect4_page_has_every_part_and_is_linked() -> None:
+    text = read(CONNECT4)
+    for heading in ("## The board", "## Players and moves", "## Winning and draws", "## Valid positions",
+                    "## The engine protocol", "## Solving positions: Pons's notation and score",
+                    "## Open points and decisions"):
+        assert heading in text
+    assert "](rules.md)" in text and "](connect4.md)" in read(RULES)
+
+
+def test_connect4_arena_moves_examples_are_what_the_program_prints() -> None:
+    examples = command_examples(read(CONNECT4), "arena moves")
+    assert len(examples) >= 8
+    for args, shown in examples:
+        assert args[:2] == ["--game", "connect4"]
+        result = run_program([ARENA, "moves", *args])
+        expected_status = 2 if shown[0].startswith("arena: error:") else 0
+        assert result.returncode == expected_status, result.stderr
+        assert printed(result) == shown, f"docs/connect4.md example `arena moves {' '.join(args)}` is out of date"
+
+
+def test_connect4_solve_examples_are_what_the_program_prints() -> None:
+    examples = pipeline_examples(read(CONNECT4), "arena solve")
+    assert len(examples) >= 5
+    for stdin, args, shown in examples:
+        result = run_program([ARENA, "solve", *args], input=stdin)
+        expected_status = 2 if shown[0].startswith("arena: error:") else 0
+        assert result.returncode == expected_status, result.stderr
+        assert printed(result) == shown, f"docs/connect4.md example `arena solve {' '.join(args)}` is out of date"
+
+
+def test_connect4_board_drawing_matches_its_string() -> None:
+    drawings = 0
+    for lines in code_blocks(read(CONNECT4)):
+        if not re.fullmatch(r"[.xo]{16,}", lines[0]):
+            continue
+        rows = ["".join(line.split()[:-2]) for line in lines[1:] if line.split()[-2:-1] == ["row"]]
+        width = len(rows[0])
+        assert lines[-1].split()[:width] == [str(c) for c in range(1, width + 1)]
+        assert "".join(rows) == lines[0]
+        connect4.Position.from_text(connect4.size_text(width, len(rows)), "x", lines[0])
+        drawings += 1
+    assert drawings >= 1
+
+
+def c4_table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        for line in text.split("\n")
+        if re.match(r"\|\s*\d+x\d+\s*\|\s*[xo]\s*\|", line)
+    ]
+
+
+def test_connect4_game_table_replays_the_assignments_sample_game() -> None:
+    rows = c4_table_rows(read(CONNECT4))
+    assert len(rows) == 7
+    for size, player, board, move, new_board, winner in rows:
+        after = connect4.Position.from_text(size, player, board).after(int(move))
+        assert after.board() == new_board, (size, player, board, move)
+        expected = None if winner == "none" else connect4.PLAYERS.index(winner)
+        assert after.winner() == expected, (size, player, board, move)
+    for previous, row in zip(rows, rows[1:]):
+        assert row[2] == previous[4] and row[1] != previous[1]
+    assert rows[0][2] == "." * 64
+    # the appendix's game: X 1, O 5, X 1, O 2, X 1, O 4, X 1 in its 0-based columns
+    assert [int(row[3]) for row in rows] == [column + 1 for column in (1, 5, 1, 2, 1, 4, 1)]
+
+
+def test_connect4_pons_positions_replay_to_their_boards() -> None:
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        for line in read(CONNECT4).split("\n") if re.match(r"\|\s*`\d+`\s*\|", line)
+    ]
+    assert len(rows) >= 3
+    for notation, size, board, to_move in rows:
+        position = connect4.initial_position(*connect4.parse_size(size))
+        for column in notation:
+            position = position.after(int(column))
+        assert (position.board(), position.player) == (board, to_move), notation
+
+
+def test_connect4_protocol_example_and_answer() -> None:
+    text = read(CONNECT4)
+    assert "PROGRAM WxH PLAYER BOARD SECONDS" in text
+    call = re.search(r"`c4\.py (\d+x\d+) ([xo]) ([.xo]+) (\d+)`", text)
+    assert call is not None
+    position = connect4.Position.from_text(call.group(1), call.group(2), call.group(3))
+    answer = re.search(r"answered `(\d+) ([.xo]+)`", text)
+    assert answer is not None
+    assert position.after(int(answer.group(1))).board() == answer.group(2)
+
+
+def test_connect4_every_board_on_the_page_is_checked() -> None:
+    """Every board string of the page is run by a command example, replayed in a table, drawn, or
+    the protocol example: none is only written down."""
+    text = read(CONNECT4)
+    checked: set[str] = set()
+    for args, shown in command_examples(text, "arena moves"):
+        checked.add(args[4])
+        checked.update(word for line in shown for word in line.split())
+    for row in c4_table_rows(text):
+        checked.update((row[2], row[4]))
+    for lines in code_blocks(text):
+        checked.add(lines[0])
+    checked.update(re.findall(r"\| `\d+` \| \d+x\d+ \| `([.xo]+)` \|", text))
+    checked.update(re.findall(r"`c4\.py \S+ [xo] ([.xo]+) \d+`", text))
+    checked.update(re.findall(r"answered `\d+ ([.xo]+)`", text))
+    unchecked = {board for board in board_strings(text) if len(board) >= 16} - checked
+    assert not unchecked, f"boards on docs/connect4.md that no test checks: {sorted(unchecked)}"
 
 
 # --- engines' --help ----------------------------------------------------------------------------
