@@ -729,29 +729,49 @@ def _parse_rounds(text: str) -> tuple[int, int]:
     return bounds
 
 
-def _parse_sizes(text: str) -> tuple[int, ...]:
+def _parse_sizes(game: str, n: str | None, size: str | None) -> tuple[str, ...]:
+    """Board sizes from --n (Betsy) or --size (any game), separated by commas, each checked; the
+    game's example sizes if neither is given."""
     from harness.games.betsy import MAX_N, size_problem
 
-    sizes = []
-    for part in text.split(","):
-        part = part.strip()
-        if not (part.isascii() and part.isdigit()) or int(part) < 1:
-            raise UsageError(f"invalid --n {text!r}: give board sizes >= 1 separated by commas, e.g. 3,5,8")
-        if len(part) > 6 or size_problem(int(part)) is not None:
-            raise UsageError(f"invalid --n {text!r}: {size_problem(MAX_N + 1)}")
-        sizes.append(int(part))
-    return tuple(dict.fromkeys(sizes))
+    rules = _rules(game)
+    if n is not None and size is not None:
+        raise UsageError("give the board sizes once, as --n or --size")
+    if n is not None and game != "betsy":
+        raise UsageError(f"invalid --n {n!r}: a Betsy option; give {rules.title}'s sizes as --size "
+                         f"(e.g. --size {','.join(rules.example_sizes)})")
+    if n is not None:
+        sizes = []
+        for part in n.split(","):
+            part = part.strip()
+            if not (part.isascii() and part.isdigit()) or int(part) < 1:
+                raise UsageError(f"invalid --n {n!r}: give board sizes >= 1 separated by commas, e.g. 3,5,8")
+            if len(part) > 6 or size_problem(int(part)) is not None:
+                raise UsageError(f"invalid --n {n!r}: {size_problem(MAX_N + 1)}")
+            sizes.append(str(int(part)))
+        return tuple(dict.fromkeys(sizes))
+    if size is None:
+        return rules.example_sizes
+    try:
+        return rules.sizes(size)
+    except PositionError as error:
+        raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
 
 
 @app.command()
 def validate(
     program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
+    game: GameOption = "betsy",
     time: Annotated[float, typer.Option(
         "--time", help="Seconds per move given to the program (whole, unless --allow-fractional-time).")] = 1,
     allow_fractional_time: Annotated[
         bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the program, as match does.")
     ] = False,
-    n: Annotated[str, typer.Option("--n", help="Board sizes for the rules checks, e.g. 3,5,8.")] = "3,5,8",
+    n: Annotated[Optional[str], typer.Option(
+        "--n", help="Betsy's board sizes for the rules checks, e.g. 3,5,8 (default 3,5,8).")] = None,
+    size: Annotated[Optional[str], typer.Option(
+        "--size", help="Board sizes for the rules checks: n for Betsy, WxH for Connect Four, separated by "
+                       "commas (default: 3,5,8 or 7x6,8x8).")] = None,
     games: Annotated[
         Optional[int], typer.Option("--games", help="Games against each reference engine (default 2; 1 with --quick).")
     ] = None,
@@ -779,14 +799,14 @@ def validate(
     def prepare() -> Settings:
         from harness.settings import settings_from_flags
 
-        settings_from_flags({"time": time, "allow_fractional_time": allow_fractional_time})
+        play = settings_from_flags({"game": game, "time": time, "allow_fractional_time": allow_fractional_time})
+        sizes = _parse_sizes(game, n, size)
         if games is not None and not 0 <= games <= MAX_VALIDATE_GAMES:
             raise UsageError(f"invalid --games {games}: give 0 to {MAX_VALIDATE_GAMES} games per reference engine")
         if html is not None:
             _check_output_file(html, "--html")
         count = games if games is not None else (1 if quick else 2)
-        return Settings(seconds=time, sizes=_parse_sizes(n), games=count, quick=quick,
-                        allow_fractional_time=allow_fractional_time,
+        return Settings(play, sizes=sizes, games=count, quick=quick,
                         concurrency=concurrency or max(1, min(2, os.cpu_count() or 1)),
                         file_bytes=max_file_mb << 20, processes=max_processes)
 

@@ -1,27 +1,44 @@
-"""Deterministic position suites for validation: rules coverage, robustness, tactics and the last
-pebble in hand.
+"""Deterministic position suites for validation: rules coverage, robustness, tactics and (Betsy)
+the last pebble in hand, for each game (``suites``).
 
 Every generator is seeded, so a suite is the same on every run and machine (it never depends on
 tables built on the machine); tactical answers are proven by exhaustive search, not by an engine
-(see "Proofs" below).
+(see "Proofs" below). The proofs use only the rules core, through the methods of ``GamePosition``,
+which Betsy's and Connect Four's positions share.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any, Generic, Protocol, TypeVar
 
-from harness.rng import Rng
+from harness.games import connect4, registry
 from harness.games.betsy import BLUE, PLAYERS, RED, Colour, Move, Position, geometry, initial_position
+from harness.rng import Rng
+
+
+class GamePosition(registry.Position, Protocol):
+    """What the suites and their proofs use of a position (Betsy's and Connect Four's)."""
+
+    def winner_after_push(self, move: int) -> int | None: ...
+
+    def has_winning_move(self) -> bool: ...
+
+    def opponent_has_winning_move(self) -> bool: ...
+
+
+P = TypeVar("P", bound=GamePosition)
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Generic[P]):
     """One position to ask a program about, and what a right answer must satisfy."""
 
     id: str
-    """Stable name, e.g. ``n5-x-no-pebbles-1``."""
-    position: Position
+    """Stable name, e.g. ``n5-x-no-pebbles-1`` or ``7x6-o-block-1``."""
+    position: P
     description: str
     """What the position exercises, in words."""
     expected: frozenset[int] | None = None
@@ -167,7 +184,7 @@ def near_full_position(n: int, empty: int, seed: int) -> Position | None:
 # --- tactics ----------------------------------------------------------------------------------
 
 
-def winning_moves(position: Position) -> set[int]:
+def winning_moves(position: GamePosition) -> set[int]:
     """Moves that complete a line for the side to move at once."""
     mover = position.turn
     found = set()
@@ -179,7 +196,7 @@ def winning_moves(position: Position) -> set[int]:
     return found
 
 
-def safe_moves(position: Position) -> set[int]:
+def safe_moves(position: GamePosition) -> set[int]:
     """Moves after which the game goes on and the opponent has no immediate win."""
     found = set()
     for move in position.legal_moves():
@@ -257,7 +274,7 @@ _EXACT_LIMIT = 6000
 """Most positions the exact analysis of one n = 3 case may visit (else the candidate is dropped)."""
 
 
-def _wins_within(position: Position, plies: int) -> bool:
+def _wins_within(position: GamePosition, plies: int) -> bool:
     """Whether the side to move completes a line within ``plies`` plies (1 or 3) whatever the
     opponent does. ``position`` has no complete line; it is restored."""
     if position.has_winning_move():
@@ -274,10 +291,13 @@ def _wins_within(position: Position, plies: int) -> bool:
     return False
 
 
-def _every_reply_loses(position: Position, plies: int, winner: Colour) -> bool:
+def _every_reply_loses(position: GamePosition, plies: int, winner: Colour) -> bool:
     """Whether every move of the side to move lets ``winner`` (its opponent) complete a line within
-    ``plies`` more plies (counting that move)."""
-    for reply in position.legal_moves():
+    ``plies`` more plies (counting that move). No move at all (a full Connect Four board) is a draw."""
+    replies = position.legal_moves()
+    if not replies:
+        return False
+    for reply in replies:
         position.push(reply)
         result = position.winner_after_push(reply)
         lost = result == winner if result is not None else _wins_within(position, plies - 1)
@@ -287,7 +307,7 @@ def _every_reply_loses(position: Position, plies: int, winner: Colour) -> bool:
     return True
 
 
-def _quick_verdict(position: Position, move: Move) -> str | None:
+def _quick_verdict(position: GamePosition, move: Move) -> str | None:
     """What ``move`` does within one reply: wins at once, loses at once, lets the opponent win at
     once (``_LOSES_IN_1``), or None (the game goes on and the opponent cannot win at once)."""
     mover = position.turn
@@ -303,7 +323,7 @@ def _quick_verdict(position: Position, move: Move) -> str | None:
         position.pop()
 
 
-def _deep_verdict(position: Position, move: Move, try_win: bool = True) -> str:
+def _deep_verdict(position: GamePosition, move: Move, try_win: bool = True) -> str:
     """For a move that neither ends the game nor lets the opponent win at once: ``_WINS_IN_3``
     (every reply lets the mover win at once), ``_LOSES_IN_3`` (the opponent wins by force within 3
     plies) or ``_OPEN``."""
@@ -396,7 +416,7 @@ def _moves_text(moves: frozenset[Move] | set[Move]) -> str:
     return str(sorted(moves))
 
 
-def _tactic(position: Position, kind: str) -> tuple[frozenset[Move], str] | None:
+def _tactic(position: GamePosition, kind: str) -> tuple[frozenset[Move], str] | None:
     """The proven answer to ``position`` as a tactic of ``kind``, with its description, or None
     when the position does not make a case of that kind (see the proofs above)."""
     moves = position.legal_moves()
@@ -406,7 +426,7 @@ def _tactic(position: Position, kind: str) -> tuple[frozenset[Move], str] | None
             return None
         quick = {move: _quick_verdict(position, move) for move in moves}
         wins = {m for m, v in quick.items() if v == _WINS_NOW}
-        if len(wins) > 2:
+        if len(wins) > 2 or len(wins) == len(moves):  # no wrong move to tell the right ones from
             return None
         for move, verdict in quick.items():
             if verdict is None and _deep_verdict(position, move, try_win=False) != _LOSES_IN_3:
@@ -441,7 +461,7 @@ def _tactic(position: Position, kind: str) -> tuple[frozenset[Move], str] | None
     holds = {m for m in open_moves if _deep_verdict(position, m, try_win=False) == _OPEN}
     if not holds or len(holds) > 2:
         return None
-    if position.n == 3:
+    if isinstance(position, Position) and position.n == 3:
         exact = _exact_results(position)
         if exact is None or any(exact[m] < 0 for m in holds):
             return None
@@ -520,7 +540,7 @@ def _random_candidate(
 
 
 @lru_cache(maxsize=256)
-def _tactic_case(n: int, turn: Colour, kind: str, number: int, seed: int) -> Case | None:
+def _tactic_case(n: int, turn: Colour, kind: str, number: int, seed: int) -> Case[Position] | None:
     player = PLAYERS[turn]
     rng = _slot_rng(seed, n, turn, TACTIC_KINDS.index(kind), number)
     spread = 3 if kind == "block" else 2  # the proportions that find each kind soonest
@@ -535,7 +555,7 @@ def _tactic_case(n: int, turn: Colour, kind: str, number: int, seed: int) -> Cas
     return None
 
 
-def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[Case]:
+def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[Case[Position]]:
     """``per_kind`` cases of each kind (win at once, block, forced win in 3 plies), spread over the
     sizes 3..TACTICS_MAX_N of ``sizes`` and over both colours, each with its proven answer.
 
@@ -545,7 +565,7 @@ def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[
     and number), and ids name all four, e.g. ``n3-x-win-in-three-1``.
     """
     usable = tuple(dict.fromkeys(n for n in sizes if 3 <= n <= TACTICS_MAX_N))
-    cases: list[Case] = []
+    cases: list[Case[Position]] = []
     if not usable:
         return cases
     for kind_index, kind in enumerate(TACTIC_KINDS):
@@ -609,7 +629,7 @@ def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
 
 
 @lru_cache(maxsize=256)
-def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case | None:
+def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case[Position] | None:
     rng = _slot_rng(seed, n, turn, 99, number)
     searched = _ATTEMPTS if 3 <= n <= TACTICS_MAX_N else 0
     tries = (_random_candidate(n, rng, turn, 2 + number % 2, in_hand=1) for _ in range(searched))
@@ -628,7 +648,7 @@ def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case | No
     return Case(f"n{n}-{PLAYERS[turn]}-last-pebble-{number}", position, description, expected)
 
 
-def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1) -> list[Case]:
+def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1) -> list[Case[Position]]:
     """For each size of ``sizes`` and each colour, ``per_colour`` positions where the side to move
     has exactly one pebble in hand and only dropping it is right: the drops in ``expected`` win at
     once, or are the only moves that stop the opponent's line; every other move (every rotation
@@ -638,7 +658,7 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
     Sizes 3..TACTICS_MAX_N use random positions found by search, larger ones built positions (the
     same proofs check both). Ids look like ``n5-o-last-pebble-1``.
     """
-    cases: list[Case] = []
+    cases: list[Case[Position]] = []
     for n in dict.fromkeys(sizes):
         for number in range(1, per_colour + 1):
             for turn in (BLUE, RED):
@@ -657,3 +677,297 @@ def all_moves_lose_position(n: int, seed: int) -> Position | None:
         if position.legal_moves() and not safe_moves(position):
             return position
     return None
+
+
+# --- Connect Four -----------------------------------------------------------------------------------
+
+
+def _quiet_moves(position: GamePosition) -> list[Move]:
+    """The legal moves that complete no line (the game goes on after them, or the board is full)."""
+    quiet = []
+    for move in position.legal_moves():
+        position.push(move)
+        if position.winner_after_push(move) is None:
+            quiet.append(move)
+        position.pop()
+    return quiet
+
+
+def connect4_position(
+    size: str, player: str, plies: int, seed: int, full_columns: int = 0
+) -> connect4.Position | None:
+    """``player`` to move after ``plies`` random discs (one more if the parity asks for it) that
+    complete no four, with ``full_columns`` columns filled to the top and some column with room;
+    None if no attempt gets there."""
+    width, height = connect4.parse_size(size)
+    if plies % 2 != PLAYERS.index(player):
+        plies += 1
+    if plies >= width * height or full_columns * height > plies or full_columns >= width:
+        return None
+    rng = Rng(seed)
+    for _ in range(200):
+        position = connect4.initial_position(width, height)
+        columns = list(range(1, width + 1))
+        targets = [columns.pop(rng.randrange(len(columns))) for _ in range(full_columns)]
+        for _ in range(plies):
+            moves = _quiet_moves(position)
+            if not moves:
+                break
+            filling = [move for move in moves if move in targets]
+            # Fill the chosen columns first, mostly: the rest of the board stays low and open.
+            position.push(rng.choice(filling if filling and rng.randrange(4) else moves))
+        else:
+            if all(height == position.heights[c - 1] for c in targets) and position.legal_moves():
+                return position.copy()
+    return None
+
+
+def connect4_all_moves_lose_position(size: str, seed: int) -> connect4.Position | None:
+    """A position where the side to move cannot win at once and every move lets the opponent win
+    at once (two threats, or one with a threat right above it)."""
+    width, height = connect4.parse_size(size)
+    rng = Rng(seed)
+    for _ in range(300):
+        position = connect4.initial_position(width, height)
+        while True:
+            moves = _quiet_moves(position)
+            if not moves:
+                break
+            position.push(rng.choice(moves))
+            if position.legal_moves() and not winning_moves(position) and not safe_moves(position):
+                return position.copy()
+    return None
+
+
+@lru_cache(maxsize=256)
+def _connect4_tactic_case(size: str, turn: Colour, kind: str, number: int, seed: int) -> Case[connect4.Position] | None:
+    width, height = connect4.parse_size(size)
+    rng = _slot_rng(seed, width, height, turn, TACTIC_KINDS.index(kind), number)
+    for _ in range(_ATTEMPTS // 20):
+        # Every position of a random game (that completes no four) is a candidate.
+        position = connect4.initial_position(width, height)
+        while True:
+            moves = _quiet_moves(position)
+            if not moves:
+                break
+            position.push(rng.choice(moves))
+            if position.turn != turn or not position.legal_moves():
+                continue
+            found = _tactic(position, kind)
+            if found is not None:
+                expected, description = found
+                return Case(f"{size}-{PLAYERS[turn]}-{kind}-{number}", position.copy(), description, expected)
+    return None
+
+
+CONNECT4_TACTIC_KINDS = ("win-in-one", "block")
+
+
+def connect4_tactics_suite(sizes: tuple[str, ...], per_kind: int, seed: int = 1) -> list[Case[connect4.Position]]:
+    """``per_kind`` Connect Four cases of each kind (win at once, block an immediate loss), spread
+    over ``sizes`` and both colours. As for Betsy, ``expected`` is exactly the right moves and every
+    other legal move is proven to lose within 3 plies by exhaustive search (see the proofs above:
+    Connect Four has no rule that could draw a game inside those plies but a full board, and a full
+    board is counted a draw). Ids look like ``7x6-x-block-1``."""
+    cases: list[Case[connect4.Position]] = []
+    usable = tuple(dict.fromkeys(sizes))
+    if not usable:
+        return cases
+    for kind_index, kind in enumerate(CONNECT4_TACTIC_KINDS):
+        for k in range(per_kind):
+            size_index, i = k % len(usable), k // len(usable)
+            turn = (i + size_index + kind_index) % 2
+            case = _connect4_tactic_case(usable[size_index], turn, kind, i // 2 + 1, seed)
+            if case is not None:
+                cases.append(replace(case, position=case.position.copy()))
+    return cases
+
+
+# --- the suites of each game ------------------------------------------------------------------------
+
+ANY_MOVE = "any legal move and its exact board"
+
+
+class Suites:
+    """What the validator asks a program about, for one game. Sizes are size texts (``5``, ``7x6``)."""
+
+    answer_form = "MOVE NEWBOARD"
+    """The answer line, in the protocol's words."""
+    example_move = 1
+    """The move of the example answer to ``protocol_position``."""
+    has_last_pebble = False
+    """Whether the game has a supply of pebbles (Betsy's last-pebble checks)."""
+    has_exact_tables = False
+    """Whether solved tables judge moves for strength (Betsy n = 3)."""
+
+    def protocol_position(self) -> GamePosition:
+        """The first position asked: a well-known one, answered by any working program."""
+        raise NotImplementedError
+
+    def first_move(self) -> tuple[str, GamePosition]:
+        """The empty board of the game's usual size, with its check id."""
+        raise NotImplementedError
+
+    def rules(self, sizes: tuple[str, ...], quick: bool) -> Iterator[Case[Any]]:
+        """Positions that any legal move with its exact board answers (generated as asked)."""
+        raise NotImplementedError
+
+    def robustness(self, quick: bool) -> Iterator[Case[Any]]:
+        """The extremes: the largest and smallest boards, near-full boards, hopeless positions."""
+        raise NotImplementedError
+
+    def tactics(self, sizes: tuple[str, ...], quick: bool) -> list[Case[Any]]:
+        """Proven tactics: ``expected`` holds exactly the right moves."""
+        raise NotImplementedError
+
+    def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[Any]]:
+        return []
+
+    def game_plies(self, size: str, quick: bool) -> int:
+        """The ply cap of the strength games at ``size``."""
+        raise NotImplementedError
+
+
+class BetsySuites(Suites):
+    has_last_pebble = True
+    has_exact_tables = True
+    example_move = 2  # the seed's own answer
+
+    def protocol_position(self) -> Position:
+        return Position.from_text("3", "o", SEED_BOARD)
+
+    def first_move(self) -> tuple[str, Position]:
+        return "first-move-n5", initial_position(5)
+
+    def rules(self, sizes: tuple[str, ...], quick: bool) -> Iterator[Case[Position]]:
+        per_kind = 1 if quick else 2
+        for n in map(int, sizes):
+            for player in "xo":
+                for k in range(per_kind):
+                    position = no_pebbles_position(n, player, 1 + k)
+                    if position is not None:
+                        yield Case(f"n{n}-{player}-no-pebbles-in-hand-{k + 1}", position,
+                                   f"a rotation (no {player} pebble in hand) and its exact board")
+            cases: list[tuple[str, Position | None, str]] = [
+                ("full-columns", full_columns_position(n, max(1, n // 2), 3),
+                 "a drop into a column with room, or a rotation; never a drop into a full column"),
+                ("empty-columns", random_position(n, 2, 5),
+                 "a drop (landing at the bottom of an empty column) or a rotation"),
+                ("midgame", random_position(n, 3 * n, 7), ANY_MOVE),
+            ]
+            if not quick:
+                cases.append(("midgame-2", random_position(n, 4 * n + 1, 8), ANY_MOVE))
+            for name, position, expected in cases:
+                if position is None:
+                    continue
+                for player in ("x", "o") if not quick or name == "midgame" else (position.player,):
+                    asked = position.copy()
+                    asked.turn = 0 if player == "x" else 1  # Betsy's counts do not fix the side to move
+                    if asked.winner() is not None:
+                        continue
+                    yield Case(f"n{n}-{player}-{name}", asked, expected)
+
+    def robustness(self, quick: bool) -> Iterator[Case[Position]]:
+        cases: list[tuple[str, Position | None]] = [
+            ("n12-empty", initial_position(12)),
+            ("n12-midgame", random_position(12, 30, 11)),
+            ("n5-near-full", near_full_position(5, 2, 3)),
+            ("n3-all-moves-lose", all_moves_lose_position(3, 1)),
+        ]
+        if not quick:
+            cases += [
+                ("n8-near-full", near_full_position(8, 3, 4)),
+                ("n4-all-moves-lose", all_moves_lose_position(4, 2)),
+                ("n10-midgame", random_position(10, 25, 13)),
+            ]
+        for name, position in cases:
+            if position is not None:
+                yield Case(name, position, ANY_MOVE)
+
+    def tactics(self, sizes: tuple[str, ...], quick: bool) -> list[Case[Position]]:
+        usable = tuple(n for n in map(int, sizes) if n <= TACTICS_MAX_N) or (3, 4)
+        return tactics_suite(usable, 2 if quick else 4)
+
+    def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[Position]]:
+        return last_pebble_suite(tuple(n for n in map(int, sizes) if n >= 3) or (3,))
+
+    def game_plies(self, size: str, quick: bool) -> int:
+        return 16 if quick else 30  # short games; the validator adjudicates those that reach the cap
+
+
+SEED_BOARD = "...x..o.ox.oxxxoxo"
+"""Betsy's seed example, Figure 1(a): n = 3, o to move."""
+CONNECT4_PROTOCOL_MOVES = (4, 4, 5, 3, 6)
+"""Connect Four's first position asked: these columns played from the empty 7x6 board (o to move)."""
+FULL_COLUMN = "a disc into a column with room; never into a full column"
+
+
+class ConnectFourSuites(Suites):
+    answer_form = "COLUMN NEWBOARD"
+    example_move = 4
+
+    def protocol_position(self) -> connect4.Position:
+        position = connect4.initial_position(7, 6)
+        for move in CONNECT4_PROTOCOL_MOVES:
+            position.push(move)
+        return position.copy()
+
+    def first_move(self) -> tuple[str, connect4.Position]:
+        size = connect4.size_text(*connect4.DEFAULT_SIZE)
+        return f"first-move-{size}", connect4.initial_position(*connect4.DEFAULT_SIZE)
+
+    def rules(self, sizes: tuple[str, ...], quick: bool) -> Iterator[Case[connect4.Position]]:
+        for size_index, size in enumerate(sizes):
+            width, height = connect4.parse_size(size)
+            cells = width * height
+            kinds: list[tuple[str, int, int, str]] = [  # name, discs, full columns, what is expected
+                ("midgame", cells // 3, 0, ANY_MOVE),
+                ("full-column", height + width, 1, FULL_COLUMN),
+                ("near-full", cells - 3, 0, "a disc into one of the few columns with room, and its exact board"),
+            ]
+            if not quick:
+                kinds += [
+                    ("opening", 2, 0, ANY_MOVE),
+                    ("full-columns", (width // 2) * height + 3, width // 2, FULL_COLUMN),
+                ]
+            for kind_index, (name, plies, full, expected) in enumerate(kinds):
+                for turn, player in enumerate(PLAYERS):
+                    seed = ((size_index * 10 + kind_index) * 2 + turn) * 1000 + width * 13 + height
+                    position = connect4_position(size, player, plies, seed, full)
+                    if position is not None:
+                        yield Case(f"{size}-{player}-{name}", position, expected)
+
+    def robustness(self, quick: bool) -> Iterator[Case[connect4.Position]]:
+        cases: list[tuple[str, connect4.Position | None]] = [
+            ("12x12-empty", connect4.initial_position(12, 12)),
+            ("12x12-midgame", connect4_position("12x12", "o", 50, 11)),
+            ("4x4-near-full", connect4_position("4x4", "x", 14, 3)),
+            ("7x6-all-moves-lose", connect4_all_moves_lose_position("7x6", 1)),
+        ]
+        if not quick:
+            cases += [
+                ("12x4-near-full", connect4_position("12x4", "o", 45, 4)),
+                ("4x12-midgame", connect4_position("4x12", "x", 20, 5)),
+                ("8x8-all-moves-lose", connect4_all_moves_lose_position("8x8", 2)),
+            ]
+        for name, position in cases:
+            if position is not None:
+                yield Case(name, position, ANY_MOVE)
+
+    def tactics(self, sizes: tuple[str, ...], quick: bool) -> list[Case[connect4.Position]]:
+        return connect4_tactics_suite(sizes, 3 if quick else 6)
+
+    def game_plies(self, size: str, quick: bool) -> int:
+        width, height = connect4.parse_size(size)
+        return width * height  # every game ends by itself, with a four or a full board
+
+
+_SUITES: dict[str, Suites] = {"betsy": BetsySuites(), "connect4": ConnectFourSuites()}
+
+
+def suites(game: str) -> Suites:
+    """The suites of the game called ``game`` (a name of harness.games.registry)."""
+    found = _SUITES.get(game)
+    if found is None:
+        raise KeyError(f"no validation suites for game {game!r}: there are {', '.join(_SUITES)}")
+    return found

@@ -3,7 +3,8 @@
 Every check runs the program exactly as the referee does in a game (one process per move, the exact
 command line), and records evidence: the command, the position, what was printed and what was
 expected. A broken program (missing, not executable, crashing, hanging, Python 2) yields a report
-with failed checks, never an exception.
+with failed checks, never an exception. Any game of harness.games.registry can be validated: the
+positions asked come from its suites (harness.positions.suites), the rest is the same for all.
 """
 
 from __future__ import annotations
@@ -17,31 +18,26 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.engines import EngineSpec, builtin_engine
-from harness.games.betsy import Position, initial_position
-from harness.match import Termination, play_game, score_for_x
-from harness.positions import (
-    Case,
-    all_moves_lose_position,
-    full_columns_position,
-    near_full_position,
-    no_pebbles_position,
-    random_position,
-    last_pebble_suite,
-    tactics_suite,
-)
+from harness.games.registry import Game, Position
+from harness.match import GameRecord, Termination, play_game, score_for_x
+from harness.positions import Case, Suites, suites
 from harness.protocol import Verdict, WarningKind
-from harness.referee import CallResult, Limits, ask
+from harness.referee import CallResult, ask
 from harness.settings import GameSettings
 
 CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
 REQUIRED = ("protocol", "rules", "time", "robustness")
 """Categories that decide the exit status."""
-REFERENCE_ELO = {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0}
+REFERENCE_ELO = {
+    "betsy": {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0},
+    "connect4": {"random": 0.0, "greedy": 645.0, "alphabeta": 1090.0},
+}
+"""Approximate ratings of the reference engines (random = 0), per game, from matches at 1 s/move.
+Betsy, n = 5: greedy scored 36/40 against random, alphabeta 38/40 against greedy. Connect Four, 8x8:
+greedy 20/20 against random, alphabeta 19/20 against greedy, each rated as if one more game had been
+drawn (a sweep has no finite rating): +645 (a lower bound) and +446."""
 ADJUDICATION_WIN = 990_000
 """A search score at least this large is a proven win (engines/search/alphabeta.py: WIN - plies)."""
-"""Approximate ratings of the reference engines (random = 0), from tournaments at n = 5, 1 s/move:
-greedy scored 36/40 against random, alphabeta 38/40 against greedy."""
-SEED_BOARD = "...x..o.ox.oxxxoxo"
 
 
 @dataclass
@@ -57,7 +53,8 @@ class Check:
     command: str = ""
     """The exact command line run."""
     board: str = ""
-    n: int = 0
+    size: str = ""
+    """The board size as on the wire: ``5`` (Betsy's n) or ``7x6``."""
     player: str = ""
     printed: list[str] = field(default_factory=list)
     """The program's last stdout lines."""
@@ -71,6 +68,11 @@ class Check:
     @property
     def status(self) -> str:
         return "not judged" if not self.judged else "pass" if self.passed else "fail"
+
+    @property
+    def n(self) -> int:
+        """Betsy's board size (0 for a size that is not a number, or none)."""
+        return int(self.size) if self.size.isdigit() else 0
 
 
 @dataclass
@@ -104,10 +106,15 @@ class ValidationReport:
     """Whether protocol, rules, time and robustness all passed."""
     categories: dict[str, Category]
     strength: dict[str, Any] = field(default_factory=dict)
+    game: str = "betsy"
+    """The game's name (harness.games.registry)."""
 
     def to_json(self) -> dict[str, Any]:
+        """A plain JSON object; Betsy's checks also carry ``n``."""
+        betsy = self.game == "betsy"
         return {
             "program": self.program,
+            "game": self.game,
             "verdict": self.verdict,
             "passed": self.passed,
             "categories": {
@@ -116,7 +123,7 @@ class ValidationReport:
                     "status": category.status,
                     "summary": category.summary,
                     "checks": [
-                        {**asdict(check), "status": check.status}
+                        {**asdict(check), "status": check.status, **({"n": check.n} if betsy else {})}
                         for check in category.checks
                     ],
                 }
@@ -128,19 +135,23 @@ class ValidationReport:
 
 @dataclass(frozen=True)
 class Settings:
-    seconds: float = 1
-    sizes: tuple[int, ...] = (3, 5, 8)
+    play: GameSettings
+    """The game and its clock (time per move, grace, fractional seconds), as in a match."""
+    sizes: tuple[str, ...] = ()
+    """Board sizes for the rules and tactics checks (empty: the game's example sizes)."""
     games: int = 2
     """Games against each reference engine (colours alternate)."""
     quick: bool = False
-    grace: float = 0.5
     concurrency: int = 1
     """Single-position checks run at once (each a separate process of the program)."""
-    allow_fractional_time: bool = False
     sandbox: bool = False
     """Run the program (and the reference engines) in the sandbox; resolve the mode first."""
     file_bytes: int = 64 << 20
     processes: int = 64
+
+    @property
+    def seconds(self) -> float:
+        return self.play.time
 
 
 class Validator:
@@ -151,11 +162,13 @@ class Validator:
         self.engine = engine
         self.program = program
         self.settings = settings
+        self.game: Game = settings.play.rules
+        self.suites: Suites = suites(self.game.name)
+        self.sizes = settings.sizes or self.game.example_sizes
         self.start_problem = start_problem
-        self.limits = Limits(grace=settings.grace, allow_fractional_time=settings.allow_fractional_time,
-                             sandbox=settings.sandbox,
-                             file_bytes=settings.file_bytes, processes=settings.processes)
-        self.calls: list[tuple[str, CallResult]] = []
+        self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
+                                           processes=settings.processes)
+        self.calls: list[tuple[Position, CallResult]] = []
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
@@ -166,14 +179,14 @@ class Validator:
 
     def call(self, position: Position) -> CallResult:
         if self.engine is None:
-            argv = (*shlex.split(self.program), str(position.n), position.player, position.board(),
+            argv = (*shlex.split(self.program), position.size_text, position.player, position.board(),
                     f"{self.settings.seconds:g}")
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
             result = ask(self.engine.command, position, self.settings.seconds, self.limits,
                          self.engine.extra_args)
-        self.calls.append((position.board(), result))
+        self.calls.append((position.copy(), result))
         return result
 
     def check(self, check_id: str, position: Position, expected: str,
@@ -216,7 +229,7 @@ class Validator:
 
     def protocol(self) -> Category:
         category = Category("protocol")
-        seed = Position.from_text("3", "o", SEED_BOARD)
+        seed = self.suites.protocol_position()
         result = self.call(seed)
         evidence = _evidence(result, seed)
         started = result.verdict is not Verdict.FAILED_TO_START
@@ -229,7 +242,8 @@ class Validator:
             "answers", answered,
             f"last well-formed line: {result.move} {result.board}" if answered
             else f"{result.verdict.value}: {result.detail}",
-            expected="a last line 'MOVE NEWBOARD', e.g. 2 ...x..o.oxooxxxoxo", judged=started, **evidence))
+            expected=f"a last line '{self.suites.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
+            judged=started, **evidence))
         timed = answered or result.verdict is Verdict.TIME
         in_time = timed and result.verdict is not Verdict.TIME
         category.checks.append(Check(
@@ -250,42 +264,17 @@ class Validator:
             if answered else no_answer,
             warning=bool(exit_warnings), judged=answered, expected="exit status 0 after answering",
             **evidence))
-        empty = initial_position(5)
-        category.checks.append(self.check("first-move-n5", empty, "any legal move and its board"))
+        first_id, empty = self.suites.first_move()
+        category.checks.append(self.check(first_id, empty, "any legal move and its board"))
         self.settle()
         category.summary = _summary(category)
         return category
 
     def rules(self) -> Category:
         category = Category("rules")
-        per_kind = 1 if self.settings.quick else 2
-        for n in self.settings.sizes:
-            for player in "xo":
-                for k in range(per_kind):
-                    position = no_pebbles_position(n, player, 1 + k)
-                    if position is not None:
-                        category.checks.append(self.check(
-                            f"n{n}-{player}-no-pebbles-in-hand-{k + 1}", position,
-                            f"a rotation (no {player} pebble in hand) and its exact board"))
-            cases: list[tuple[str, Position | None, str]] = [
-                ("full-columns", full_columns_position(n, max(1, n // 2), 3),
-                 "a drop into a column with room, or a rotation; never a drop into a full column"),
-                ("empty-columns", random_position(n, 2, 5),
-                 "a drop (landing at the bottom of an empty column) or a rotation"),
-                ("midgame", random_position(n, 3 * n, 7), "any legal move and its exact board"),
-            ]
-            if not self.settings.quick:
-                cases.append(("midgame-2", random_position(n, 4 * n + 1, 8), "any legal move and its exact board"))
-            for name, position, expected in cases:
-                if position is None:
-                    continue
-                for player in ("x", "o") if not self.settings.quick or name == "midgame" else (position.player,):
-                    asked = position.copy()
-                    asked.turn = 0 if player == "x" else 1
-                    if asked.winner() is not None:
-                        continue
-                    category.checks.append(self.check(f"n{n}-{player}-{name}", asked, expected))
-        for case in last_pebble_suite(tuple(n for n in self.settings.sizes if n >= 3) or (3,)):
+        for case in self.suites.rules(self.sizes, self.settings.quick):
+            category.checks.append(self.check(case.id, case.position, case.description))
+        for case in self.suites.last_pebble(self.sizes):
             mover = case.position.turn
             self.last_pebble_wins[case.id] = all(
                 case.position.after(move).winner() == mover for move in case.expected or ())
@@ -296,30 +285,15 @@ class Validator:
 
     def robustness(self) -> Category:
         category = Category("robustness")
-        cases: list[tuple[str, Position | None]] = [
-            ("n12-empty", initial_position(12)),
-            ("n12-midgame", random_position(12, 30, 11)),
-            ("n5-near-full", near_full_position(5, 2, 3)),
-            ("n3-all-moves-lose", all_moves_lose_position(3, 1)),
-        ]
-        if not self.settings.quick:
-            cases += [
-                ("n8-near-full", near_full_position(8, 3, 4)),
-                ("n4-all-moves-lose", all_moves_lose_position(4, 2)),
-                ("n10-midgame", random_position(10, 25, 13)),
-            ]
-        for name, position in cases:
-            if position is not None:
-                category.checks.append(self.check(name, position, "any legal move and its exact board"))
+        for case in self.suites.robustness(self.settings.quick):
+            category.checks.append(self.check(case.id, case.position, case.description))
         self.settle()
         category.summary = _summary(category)
         return category
 
     def tactics(self) -> Category:
         category = Category("tactics")
-        sizes = tuple(n for n in self.settings.sizes if n <= 5) or (3, 4)
-        cases = tactics_suite(sizes, 2 if self.settings.quick else 4)
-        for case in cases:
+        for case in self.suites.tactics(self.sizes, self.settings.quick):
             category.checks.append(self.check(
                 case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
                 _tactic_judge(case)))
@@ -332,9 +306,10 @@ class Validator:
         at the deadline, its last answer), how often the program had to be killed, timeouts."""
         category = Category("time")
         limit = self.settings.seconds
-        ran = [(board, result) for board, result in self.calls if result.verdict is not Verdict.FAILED_TO_START]
+        ran = [(position, result) for position, result in self.calls
+               if result.verdict is not Verdict.FAILED_TO_START]
         times = [result.answered_after for _, result in ran if result.answered_after is not None]
-        late = [(board, result) for board, result in ran if result.verdict is Verdict.TIME]
+        late = [(position, result) for position, result in ran if result.verdict is Verdict.TIME]
         killed = [result for _, result in ran if result.killed and result.verdict is not Verdict.TIME]
         if not times and not late:
             category.checks.append(Check(
@@ -344,16 +319,17 @@ class Validator:
             return category
         worst = max(times, default=0.0)
         median = statistics.median(times) if times else 0.0
+        evidence: dict[str, Any] = {}
         if late:
-            board, result = late[0]
+            position, result = late[0]
             detail = f"{len(late)} of {len(ran)} calls ran past {limit:g} s + grace with no answer"
+            evidence = dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
+                            player=position.player)
         else:
             detail = f"all {len(times)} answers arrived within {limit:g} s + grace"
         category.checks.append(Check(
             "every-answer-in-time", not late, detail, expected=f"every answer within {limit:g} s",
-            command=shlex.join(late[0][1].argv) if late else "", board=late[0][0] if late else "",
-            n=_position_n(late[0][1].argv) if late else 0,
-            seconds=round(worst, 3)))
+            seconds=round(worst, 3), **evidence))
         over = [t for t in times if t > limit]
         category.checks.append(Check(
             "answers-before-the-limit", True,
@@ -372,11 +348,12 @@ class Validator:
 
     def strength(self) -> tuple[Category, dict[str, Any]]:
         """Two measures that separate programs in the same time: the share of value-keeping moves
-        on solved n = 3 positions (one call each), and short games against the reference engines,
-        adjudicated at the ply cap by a deeper search instead of drawn."""
+        on solved n = 3 positions (Betsy; one call each), and games against the reference engines
+        (Betsy's short, adjudicated at the ply cap by a deeper search instead of drawn)."""
         category = Category("strength")
         summary: dict[str, Any] = {}
-        self._exact(category, summary)
+        if self.suites.has_exact_tables:
+            self._exact(category, summary)
         if self.settings.games > 0:
             self._games(category, summary)
         parts = []
@@ -386,9 +363,12 @@ class Validator:
                          f"(random {exact['random_share']:.0%})")
         if "elo" in summary:
             low, high = summary["elo_interval"]
+            scale = ", ".join(f"{name} = 0" if not elo else f"{name} ~ {elo:+.0f}"
+                              for name, elo in REFERENCE_ELO[self.game.name].items())
             parts.append(f"performance {summary['elo']:+.0f} Elo [{low:+.0f}, {high:+.0f}] over "
-                         f"{len(summary['games'])} games (random = 0, greedy ~ +370, alphabeta ~ +860)")
-        category.summary = "; ".join(parts) or "not played (--games 0, and no n = 3 tables)"
+                         f"{len(summary['games'])} games ({scale})")
+        category.summary = "; ".join(parts) or (
+            "not played (--games 0, and no n = 3 tables)" if self.suites.has_exact_tables else "not played (--games 0)")
         return category, summary
 
     def _exact(self, category: Category, summary: dict[str, Any]) -> None:
@@ -438,22 +418,23 @@ class Validator:
 
     def _games(self, category: Category, summary: dict[str, Any]) -> None:
         assert self.engine is not None
-        n = 5 if 5 in self.settings.sizes else self.settings.sizes[0]
+        size = self.game.default_size if self.game.default_size in self.sizes else self.sizes[0]
         opponents = ["random", "greedy"] if self.settings.quick else ["random", "greedy", "alphabeta"]
-        max_plies = 16 if self.settings.quick else 30
+        max_plies = self.suites.game_plies(size, self.settings.quick)
         student = EngineSpec("student", self.engine.command, self.engine.program, self.engine.extra_args)
         results: list[tuple[float, float]] = []
         games: list[dict[str, Any]] = []
-        summary.update(n=n, max_plies=max_plies, games=games, opponents={})
-        def play(task: tuple[str, int]) -> tuple[Any, dict[str, Any] | None, bool]:
+        summary.update(size=size, max_plies=max_plies, games=games, opponents={})
+        if self.game.name == "betsy":
+            summary["n"] = int(size)
+        game_settings = GameSettings.model_validate({**self.settings.play.model_dump(), "max_plies": max_plies})
+
+        def play(task: tuple[str, int]) -> tuple[GameRecord, dict[str, Any] | None, bool]:
             name, game = task
             opponent = builtin_engine(name)
             x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
             self.progress(f"strength: game {game + 1}/{self.settings.games} against {name}")
-            game_settings = GameSettings(time=self.settings.seconds, max_plies=max_plies,
-                                         allow_fractional_time=self.settings.allow_fractional_time,
-                                         grace=self.settings.grace)
-            record = play_game(x, o, game_settings, str(n), limits=self.limits)
+            record = play_game(x, o, game_settings, size, limits=self.limits)
             adjudication = self._adjudicate(record) if record.termination is Termination.MAX_PLIES else None
             return record, adjudication, x is student
 
@@ -461,7 +442,7 @@ class Validator:
         for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
             score = score_for_x(adjudication["result"] if adjudication else record.result)
             mine = score if as_x else 1 - score
-            results.append((REFERENCE_ELO[name], mine))
+            results.append((REFERENCE_ELO[self.game.name][name], mine))
             games.append({
                 "opponent": name, "student_plays": "x" if as_x else "o", "score": mine,
                 "result": record.result, "termination": record.termination, "reason": record.reason,
@@ -479,11 +460,13 @@ class Validator:
         elo, (low, high) = performance_interval(results)
         summary.update(elo=round(elo), elo_interval=[round(low), round(high)])
 
-    def _adjudicate(self, record: Any) -> dict[str, Any]:
-        """The result of a game stopped at the ply cap, by a deeper search of its last position:
-        a proven win or loss counts; otherwise a lead worth a line one pebble short wins; else a draw."""
-        position = Position.from_text(record.n, record.moves[-1].player, record.moves[-1].board or "")
-        position.turn = 1 - position.turn  # the side to move after the last move
+    def _adjudicate(self, record: GameRecord) -> dict[str, Any]:
+        """The result of a Betsy game stopped at the ply cap, by a deeper search of its last position:
+        a proven win or loss counts; otherwise a lead worth a line one pebble short wins; else a draw.
+        (A Connect Four game is never stopped: its cap is the number of cells.)"""
+        last = record.moves[-1]
+        to_move = "o" if last.player == "x" else "x"
+        position = self.game.position(record.size, to_move, last.board or "", self.settings.play.options)
         judge = builtin_engine("alphabeta", {"depth": 12})
         result = ask(judge.command, position, 1, self.limits, judge.extra_args + ("--info",))
         scores = [int(line.split(" score ")[1].split()[0]) for line in result.stderr_tail.splitlines()
@@ -547,17 +530,14 @@ def performance_interval(results: list[tuple[float, float]], prior_games: float 
 
 def _evidence(result: CallResult, position: Position) -> dict[str, Any]:
     """The evidence a check keeps of one call: the command, the position, what it printed, its time."""
-    return dict(command=shlex.join(result.argv), board=position.board(), n=position.n,
+    return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
                 player=position.player, printed=list(result.stdout_tail[-8:]),
                 stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3))
 
 
-def _position_n(argv: tuple[str, ...]) -> int:
-    """N from an engine call's argv (``... N PLAYER BOARD SECONDS [options]``), 0 if not found."""
-    for index in range(len(argv) - 3):
-        if argv[index].isdigit() and argv[index + 1] in ("x", "o"):
-            return int(argv[index])
-    return 0
+def _example_answer(position: Position, move: int) -> str:
+    """An answer line for ``position``, e.g. ``2 ...x..o.oxooxxxoxo``."""
+    return f"{move} {position.after(move).board()}"
 
 
 def performance_rating(results: list[tuple[float, float]], prior_games: float = 1.0) -> float:
@@ -591,7 +571,7 @@ def _ok_judge(result: CallResult) -> tuple[bool, str, bool]:
     return False, f"{result.verdict.value}: {result.detail}", False
 
 
-def _tactic_judge(case: Case) -> Callable[[CallResult], tuple[bool, str, bool]]:
+def _tactic_judge(case: Case[Any]) -> Callable[[CallResult], tuple[bool, str, bool]]:
     def judge(result: CallResult) -> tuple[bool, str, bool]:
         if not result.ok:
             return False, f"{result.verdict.value}: {result.detail}", False
@@ -661,4 +641,4 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
                       if check.judged and not check.passed), None)
         if first is not None:
             verdict += f" (first failure: {first.id}: {first.detail})"
-    return ValidationReport(program, verdict, passed, ordered, strength)
+    return ValidationReport(program, verdict, passed, ordered, strength, validator.game.name)

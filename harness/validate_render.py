@@ -1,17 +1,40 @@
 """The validator's report for people: text for a terminal, a self-contained HTML page.
 
-The checks and the report's data are in ``harness.validate``; this module only draws them.
+The checks and the report's data are in ``harness.validate``; this module only draws them, each
+board with its game's width (harness.games.registry).
 """
 
 from __future__ import annotations
 
-from harness.games.betsy import Position, PositionError
+from functools import lru_cache
+
+from harness.games.errors import PositionError
+from harness.games.registry import Game, get_game, render_grid
+from harness.positions import suites
 from harness.protocol import Verdict
 from harness.validate import Check, ValidationReport
 
 
+@lru_cache(maxsize=64)
+def _columns(game: str, size: str) -> int:
+    """How many columns a board of ``size`` has (0 when the size is not one of the game's)."""
+    rules = get_game(game)
+    try:
+        return rules.columns(rules.initial(size))
+    except (ValueError, PositionError):
+        return 0
+
+
 def _draw(board: str, n: int) -> list[str]:
     return [" ".join(board[r * n:(r + 1) * n]) for r in range(len(board) // n)] if n else []
+
+
+def _draw_board(game: str, board: str, size: str) -> list[str]:
+    """Betsy's board as rows (as it always was); any other game's with column numbers below."""
+    columns = _columns(game, size)
+    if not columns or len(board) % columns:
+        return []
+    return _draw(board, columns) if game == "betsy" else render_grid(board, columns).splitlines()
 
 
 _NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
@@ -23,8 +46,9 @@ def _answered(check: Check) -> bool:
     return not check.detail.startswith(_NO_ANSWER_VERDICTS) and check.id not in ("starts", "answers")
 
 
-def fix_hint(check: Check) -> str:
-    """How to fix a program that does not answer at all, from what it printed (empty if unknown)."""
+def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
+    """How to fix a program that does not answer at all, from what it printed (empty if unknown);
+    ``answer_form`` is the game's answer line in words."""
     stderr = check.stderr
     if "SyntaxError" in stderr and "print" in stderr:
         return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
@@ -33,7 +57,7 @@ def fix_hint(check: Check) -> str:
     if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
         return "a module it imports is not installed here: install it, or do without it"
     if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
-        return ("print the answer as the last line of stdout, 'MOVE NEWBOARD'; run the command above "
+        return (f"print the answer as the last line of stdout, '{answer_form}'; run the command above "
                 "yourself to see what happens")
     return ""
 
@@ -47,6 +71,8 @@ def _same_cause(check: Check) -> str:
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
+    game = get_game(report.game)
+    answer_form = suites(report.game).answer_form
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         status = {"pass": "pass", "fail": "FAIL", "not judged": "-"}[category.status]
@@ -87,14 +113,14 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
         if check.command:
             lines.append(f"    command : {check.command}")
         if check.board and _answered(check):
-            lines.append(f"    position: n = {check.n}, {check.player} to move")
-            lines += [f"      {row}" for row in _draw(check.board, check.n)]
+            lines.append(f"    position: {game.size_phrase(check.size)}, {check.player} to move")
+            lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size)]
         if check.printed:
             lines.append("    printed : " + check.printed[0])
             lines += [f"              {line}" for line in check.printed[1:]]
         if check.stderr.strip():
             lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
-        hint = fix_hint(check) if not _answered(check) else ""
+        hint = fix_hint(check, answer_form) if not _answered(check) else ""
         if check.expected and not hint:
             lines.append(f"    expected: {check.expected}")
         if hint:
@@ -104,15 +130,15 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _program_and_expected(check: Check) -> tuple[str, str] | None:
+def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
     """(board the program printed, board its move gives) for a check with an answer, if both known."""
     from harness.protocol import parse_answer_line
 
     answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
-    if answer is None or not check.board or not check.n:
+    if answer is None or not check.board or not check.size:
         return None
     try:
-        position = Position.from_text(check.n, check.player, check.board)
+        position = game.position(check.size, check.player, check.board)
         if position.illegal_reason(answer[0]) is not None:
             return answer[1], ""
         return answer[1], position.after(answer[0]).board()
@@ -125,14 +151,19 @@ def render_html(report: ValidationReport) -> str:
     the program's board beside the right one, columns numbered), and the strength games."""
     from html import escape
 
-    def board_html(board: str, n: int, caption: str = "") -> str:
+    game = get_game(report.game)
+    betsy = report.game == "betsy"
+
+    def board_html(board: str, size: str, caption: str = "") -> str:
+        n = _columns(report.game, size)
         if not board or not n or len(board) % n:
             return ""
         numbers = "".join(f"<th>{column}</th>" for column in range(1, n + 1))
         rows = [f"<tr>{numbers}</tr>"]
         for r in range(len(board) // n):
+            top = betsy and r < len(board) // n - 3  # Betsy's lines count in the top n rows only
             cells = "".join(
-                f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if r < len(board) // n - 3 else ""}">'
+                f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if top else ""}">'
                 f'{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
                 for ch in board[r * n:(r + 1) * n]
             )
@@ -141,7 +172,7 @@ def render_html(report: ValidationReport) -> str:
         return f'<table class="board">{head}{"".join(rows)}</table>'
 
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>Betsy validation</title><style>",
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{game.title} validation</title><style>",
         "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}",
         ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}.unjudged{color:#666}",
         "table.board{border-collapse:collapse;margin:.3em 1em .3em 0;display:inline-table;vertical-align:top}",
@@ -152,7 +183,7 @@ def render_html(report: ValidationReport) -> str:
         "padding:.2em .6em;text-align:left}",
         "details{margin:.2em 0 .2em 1em}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}",
         "</style></head><body>",
-        f"<h1>Betsy validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
+        f"<h1>{game.title} validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
         f"<p class='{'pass' if report.passed else 'fail'}'><b>{escape(report.verdict)}</b></p>",
         "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
     ]
@@ -174,14 +205,15 @@ def render_html(report: ValidationReport) -> str:
             if check.command:
                 parts.append(f"<p>Command:</p><pre>{escape(check.command)}</pre>")
             if check.board:
-                parts.append(f"<p>Position: n = {check.n}, {escape(check.player)} to move "
-                             f"(shaded: the top n rows, where lines count)</p>")
-                parts.append(board_html(check.board, check.n, "asked"))
-                boards = _program_and_expected(check)
+                shading = " (shaded: the top n rows, where lines count)" if betsy else ""
+                parts.append(f"<p>Position: {escape(game.size_phrase(check.size))}, {escape(check.player)} to move"
+                             f"{shading}</p>")
+                parts.append(board_html(check.board, check.size, "asked"))
+                boards = _program_and_expected(game, check)
                 if boards is not None:
                     printed, right = boards
-                    parts.append(board_html(printed, check.n, "the program's board"))
-                    parts.append(board_html(right, check.n, "the board its move gives") if right
+                    parts.append(board_html(printed, check.size, "the program's board"))
+                    parts.append(board_html(right, check.size, "the board its move gives") if right
                                  else "<p>(its move is not legal here)</p>")
             if check.printed:
                 parts.append(f"<p>Printed (last lines):</p><pre>{escape(chr(10).join(check.printed))}</pre>")
@@ -193,16 +225,16 @@ def render_html(report: ValidationReport) -> str:
     games = report.strength.get("games") or []
     if games:
         parts.append("<h2 id='games'>Strength games</h2>")
-    for number, game in enumerate(games, 1):
-        end = (f"adjudicated at the ply cap: {game['adjudication']['why']}" if game["adjudication"]
-               else game["reason"])
-        parts.append(f"<details><summary>game {number}: the program as {game['student_plays']} against "
-                     f"{escape(game['opponent'])}, score {game['score']:g}; {escape(end)}</summary><ol>")
-        for player, move, board, verdict, seconds in game["moves"]:
+    for number, entry in enumerate(games, 1):
+        end = (f"adjudicated at the ply cap: {entry['adjudication']['why']}" if entry["adjudication"]
+               else entry["reason"])
+        parts.append(f"<details><summary>game {number}: the program as {entry['student_plays']} against "
+                     f"{escape(entry['opponent'])}, score {entry['score']:g}; {escape(end)}</summary><ol>")
+        for player, move, board, verdict, seconds in entry["moves"]:
             parts.append(f"<li>{player}: {escape(str(move))} ({seconds:.2f} s, {escape(verdict)}) "
                          f"<code>{escape(board or '')}</code></li>")
         parts.append("</ol>")
-        last = next((board for *_, board, _verdict, _seconds in reversed(game["moves"]) if board), "")
-        parts.append(board_html(last, report.strength.get("n", 0), "final board") + "</details>")
+        last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
+        parts.append(board_html(last, str(report.strength.get("size", "")), "final board") + "</details>")
     parts.append("</body></html>")
     return "\n".join(parts)
