@@ -13,7 +13,16 @@ import sys
 import pytest
 
 from harness.games.betsy import PLAYERS, Position
-from harness.positions import TACTIC_KINDS, Case, last_pebble_suite, tactics_suite
+from harness.games.connect4 import Position as C4Position
+from harness.positions import (
+    CONNECT4_TACTIC_KINDS,
+    TACTIC_KINDS,
+    Case,
+    connect4_tactics_suite,
+    last_pebble_suite,
+    suites,
+    tactics_suite,
+)
 from tests.conftest import ROOT
 
 DEFAULT = tactics_suite((3, 5, 8), 4)
@@ -302,3 +311,162 @@ def test_last_pebble_cases_need_the_last_pebble(case: Case) -> None:
     # A program that believes it has no pebble left plays a rotation: never a right answer.
     rotations = [move for move in position.legal_moves() if move < 0]
     assert rotations and not set(rotations) & case.expected
+
+
+# --- Connect Four ---------------------------------------------------------------------------------------
+
+C4_DEFAULT = connect4_tactics_suite(("7x6", "8x8"), 6)
+"""The validator's Connect Four tactics for its default sizes."""
+C4_QUICK = connect4_tactics_suite(("7x6", "8x8"), 3)
+C4_OTHER = connect4_tactics_suite(("4x4", "9x7", "12x12"), 4, seed=5)
+C4_CASES = {f"{case.id}@seed{seed}": case for seed, suite in ((1, C4_DEFAULT), (1, C4_QUICK), (5, C4_OTHER))
+            for case in suite}
+
+
+def c4_force_four(position: C4Position, plies: int) -> bool:
+    """The side to move makes four within ``plies`` plies (1 or 3), whatever the opponent does."""
+    me = position.turn
+    children = [position.after(move) for move in position.legal_moves()]
+    if any(child.winner() == me for child in children):
+        return True
+    return plies >= 3 and any(child.winner() is None and c4_every_reply_loses(child, me) for child in children)
+
+
+def c4_every_reply_loses(position: C4Position, winner: int) -> bool:
+    """Every move of the side to move lets ``winner`` make four at once; a full board is a draw."""
+    replies = position.legal_moves()
+    if not replies:
+        return False
+    for reply in replies:
+        after = position.after(reply)
+        result = after.winner()
+        if result is None and not c4_force_four(after, 1) or result is not None and result != winner:
+            return False
+    return True
+
+
+def c4_loses_with(position: C4Position, move: int, plies: int) -> bool:
+    child = position.after(move)
+    return child.winner() is None and c4_force_four(child, plies)
+
+
+@pytest.mark.parametrize("key", sorted(C4_CASES))
+def test_connect4_expected_moves_are_right_and_every_other_move_loses(key: str) -> None:
+    case = C4_CASES[key]
+    position = case.position
+    moves = position.legal_moves()
+    assert position.winner() is None and case.expected and case.expected < set(moves)
+    for move in sorted(set(moves) - case.expected):
+        assert c4_loses_with(position, move, 3), f"{case.id}: {move} is not proven to lose"
+    wins_now = {move for move in moves if position.after(move).winner() == position.turn}
+    if kind_of(case) == "win-in-one":
+        assert case.expected == wins_now
+    else:
+        assert not wins_now
+        assert any(c4_loses_with(position, move, 1) for move in moves), "something must need stopping"
+        for move in case.expected:
+            assert not c4_loses_with(position, move, 3), f"{case.id}: {move} loses within 3 plies"
+
+
+def test_connect4_tactics_spread_kinds_sizes_and_colours() -> None:
+    for suite, per_kind in ((C4_DEFAULT, 6), (C4_QUICK, 3)):
+        assert [kind_of(case) for case in suite] == [k for k in CONNECT4_TACTIC_KINDS for _ in range(per_kind)]
+        for kind in CONNECT4_TACTIC_KINDS:
+            of_kind = [case for case in suite if kind_of(case) == kind]
+            assert {case.position.player for case in of_kind} == {"x", "o"}
+            assert {case.position.size_text for case in of_kind} == {"7x6", "8x8"}
+    pattern = re.compile(r"(\d+x\d+)-([xo])-(win-in-one|block)-(\d+)")
+    for suite in (C4_DEFAULT, C4_QUICK, C4_OTHER):
+        assert len({case.id for case in suite}) == len(suite)
+        for case in suite:
+            match = pattern.fullmatch(case.id)
+            assert match and match[1] == case.position.size_text and match[2] == case.position.player, case.id
+    assert {case.position.size_text for case in C4_OTHER} >= {"9x7", "12x12"}
+
+
+def test_connect4_descriptions_say_what_is_asked() -> None:
+    for case in C4_CASES.values():
+        me, other = case.position.player, PLAYERS[case.position.turn ^ 1]
+        if kind_of(case) == "win-in-one":
+            assert case.description == (f"{me} to move wins at once; the only winning moves are "
+                                        f"{sorted(case.expected or ())} (every other move loses by force)")
+        else:
+            assert case.description == (f"{me} must stop {other}'s line; every move but {sorted(case.expected or ())} "
+                                        f"loses by force ({other} wins within 3 plies)")
+
+
+def test_connect4_suites_are_the_same_in_another_process() -> None:
+    script = (
+        "import json\n"
+        "from harness.positions import connect4_tactics_suite, suites\n"
+        "s = suites('connect4')\n"
+        "cases = connect4_tactics_suite(('7x6', '8x8'), 6) + list(s.rules(('7x6', '8x8'), False))"
+        " + list(s.robustness(False))\n"
+        "print(json.dumps([(c.id, c.position.board(), sorted(c.expected or ())) for c in cases]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT, check=True)
+    here = C4_DEFAULT + list(C4_SUITES.rules(("7x6", "8x8"), False)) + list(C4_SUITES.robustness(False))
+    assert [tuple(row) for row in json.loads(result.stdout)] == [
+        (c.id, c.position.board(), sorted(c.expected or ())) for c in here]
+
+
+C4_SUITES = suites("connect4")
+
+
+def full_columns(position: C4Position) -> list[int]:
+    """Columns whose top cell holds a disc, read from the board string."""
+    return [c + 1 for c in range(position.width) if position.board()[c] != "."]
+
+
+def test_connect4_rules_positions_cover_each_size_both_sides_and_full_columns() -> None:
+    for quick, names in ((True, ["midgame", "full-column", "near-full"]),
+                         (False, ["midgame", "full-column", "near-full", "opening", "full-columns"])):
+        cases = list(C4_SUITES.rules(("7x6", "8x8"), quick))
+        assert [case.id for case in cases] == [
+            f"{size}-{player}-{name}" for size in ("7x6", "8x8") for name in names for player in "xo"]
+        for case in cases:
+            size, player, name = case.id.split("-", 2)
+            position = C4Position.from_text(size, player, case.position.board())  # valid, and player's turn
+            assert position.winner() is None and position.legal_moves(), case.id
+            full = full_columns(position)
+            empty = position.board().count(".")
+            if name == "full-column":
+                assert full and case.description == "a disc into a column with room; never into a full column"
+            if name == "full-columns":
+                assert len(full) >= position.width // 2
+            if name == "near-full":
+                assert 1 <= empty <= 3 and len(full) >= position.width - empty
+            if name == "opening":
+                assert empty >= position.width * position.height - 3
+
+
+def test_connect4_robustness_takes_the_extremes() -> None:
+    cases = {case.id: case.position for case in C4_SUITES.robustness(False)}
+    assert list(cases) == ["12x12-empty", "12x12-midgame", "4x4-near-full", "7x6-all-moves-lose",
+                           "12x4-near-full", "4x12-midgame", "8x8-all-moves-lose"]
+    assert [case.id for case in C4_SUITES.robustness(True)] == list(cases)[:4]
+    assert cases["12x12-empty"].board() == "." * 144
+    for name in ("7x6-all-moves-lose", "8x8-all-moves-lose"):
+        position = cases[name]
+        assert not any(position.after(move).winner() is not None for move in position.legal_moves())
+        assert all(c4_force_four(position.after(move), 1) for move in position.legal_moves()), name
+    for name, position in cases.items():
+        assert position.winner() is None and position.legal_moves(), name
+
+
+def test_each_game_has_its_suites() -> None:
+    assert C4_SUITES.answer_form == "COLUMN NEWBOARD" and suites("betsy").answer_form == "MOVE NEWBOARD"
+    seed = C4_SUITES.protocol_position()
+    assert (seed.size_text, seed.player, seed.board()) == ("7x6", "o", "." * 31 + "o" + "." * 5 + "oxxx.")
+    assert C4_SUITES.first_move()[0] == "first-move-8x8"
+    assert C4_SUITES.game_plies("8x8", True) == 64 and suites("betsy").game_plies("5", True) == 16
+    assert C4_SUITES.last_pebble(("7x6",)) == []
+    with pytest.raises(KeyError, match="no validation suites for game 'chess': there are betsy, connect4"):
+        suites("chess")
+
+
+def test_betsy_rules_positions_keep_their_ids() -> None:
+    assert [case.id for case in suites("betsy").rules(("3",), True)] == [
+        "n3-x-no-pebbles-in-hand-1", "n3-o-no-pebbles-in-hand-1", "n3-x-full-columns", "n3-x-empty-columns",
+        "n3-x-midgame", "n3-o-midgame"]

@@ -53,6 +53,9 @@ def test_sample_student_fails_exactly_the_expected_categories(
     assert code == exit_code
     assert set(report["categories"]) == {"protocol", "rules", "time", "robustness", "tactics", "strength"}
     assert report["verdict"].startswith("PASS" if exit_code == 0 else "FAIL")
+    assert report["game"] == "betsy"
+    asked = [c for category in report["categories"].values() for c in category["checks"] if c["board"]]
+    assert asked and all(c["size"] == str(c["n"]) for c in asked)
 
 
 def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not_judged() -> None:
