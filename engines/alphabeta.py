@@ -6,6 +6,12 @@ for Betsy and engines.connect4_evaluation for Connect Four.
 
 It prints the best move of each completed iteration (so a kill at the deadline still finds an
 answer) and exits by about 0.9 x the limit, counting its own start-up.
+
+In a Connect Four endgame (engines.connect4_endgame: at most ENDGAME_EMPTY empty cells) the exact
+solver has the first ``ENDGAME_SHARE`` of the time: a proven win, or every move solved, is played
+at once; otherwise the search decides, overruled only by a move the solver proved better.
+Measured against homework at 8x8 as o (50 openings of the strength config, in-process, 0.3 s per
+move): 32/50 without the solver, 36 and 43/50 (two runs) with it.
 """
 
 from __future__ import annotations
@@ -43,6 +49,9 @@ def answer_deadline(seconds: float, started: float, startup: float) -> float:
     return started - startup + TIME_FRACTION * seconds - EXIT_MARGIN
 
 
+ENDGAME_SHARE = 0.6
+"""Connect Four: the share of the time the exact solver may take first, in the endgame
+(engines.connect4_endgame); the search has the rest when it proves nothing."""
 CONTEMPT = 20
 """A draw by repetition counts as this much below level for the engine (see AlphaBeta.contempt)."""
 
@@ -139,11 +148,23 @@ def _choose(request: Request) -> Move:
         known = probe(position)  # small boards are solved: play the exact move
         if known is not None:
             return known
+    solved: dict[Move, int] = {}
+    if not isinstance(position, Position) and "depth" not in request.options and "nodes" not in request.options:
+        from engines.connect4_endgame import endgame
+
+        now = time.monotonic()
+        proven, solved = endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
+        if proven is not None:
+            return proven
     contempt = int(request.options.get("contempt", CONTEMPT))
     result = choose_move(
         position, deadline, depth, None if nodes is None else int(nodes), report, Rng(request.seed),
         contempt,
     )
+    if solved:
+        from engines.connect4_endgame import overrule
+
+        return overrule(result.move, solved)
     return result.move
 
 

@@ -15,6 +15,8 @@ the clock (unless the time limit cuts the search short).
    with decisive and anti-decisive moves estimate long-range prospects. Its most visited move that
    it has not proven lost is played (alpha-beta's move when visits tie).
 
+In a Connect Four endgame the exact solver goes first, as in engines.alphabeta.
+
 Both searches evaluate with alpha-beta's evaluation plus column rings (``RING``), and alpha-beta
 searches with a higher contempt (``CONTEMPT``); the alpha-beta engine keeps its own settings. In
 Connect Four both use engines.connect4_evaluation.
@@ -142,6 +144,15 @@ def _choose(request: Request) -> Move:
         known = probe(position)  # small boards are solved: play the exact move
         if known is not None:
             return known
+    solved: dict[Move, int] = {}
+    if not isinstance(position, Position) and "depth" not in request.options and "playouts" not in request.options:
+        from engines.alphabeta import ENDGAME_SHARE
+        from engines.connect4_endgame import endgame
+
+        now = time.monotonic()
+        proven, solved = endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
+        if proven is not None:
+            return proven
     share = float(request.options.get("mcts_share", MCTS_SHARE))
     playouts = request.options.get("playouts")
     move, _result, stats = choose_move(
@@ -151,6 +162,10 @@ def _choose(request: Request) -> Move:
     if info:
         visits = sum(v for v, _, _ in stats.values())
         print(f"info mcts playouts {visits} chosen {move}", file=sys.stderr, flush=True)
+    if solved:
+        from engines.connect4_endgame import overrule
+
+        return overrule(move, solved)
     return move
 
 

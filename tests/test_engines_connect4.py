@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from engines import alphabeta, greedy, homework, mcts_alphabeta, random_mover
+from engines import alphabeta, connect4_endgame, greedy, homework, mcts_alphabeta, random_mover
 from engines.connect4_evaluation import CENTRE, THREAT, WEAK_THREAT, balance, evaluate, windows_through
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
@@ -371,3 +371,80 @@ def test_homework_default_last_column_falls_back_to_a_legal_one() -> None:
     assert homework.minimax(position, 0, -sys.maxsize, sys.maxsize, homework.NodeLimit(), 2) == (-sys.maxsize, 4)
     move, _limit = homework.choose_move(position, max_depth=2)
     assert move == 3
+
+
+# --- the proven endgame ---------------------------------------------------------------------------
+
+# 8x8 positions of one game lost by alpha-beta as o against homework (the columns played, 1-based).
+LOST_GAME = "535567666567877677355733256327322653223221111111144"
+
+
+def played(moves: str, width: int = 8, height: int = 8) -> Position:
+    position = initial_position(width, height)
+    for char in moves:
+        position.push(int(char))
+    return position
+
+
+def test_endgame_solves_every_move_exactly_in_pons_scores() -> None:
+    # x to move, 24 empty cells: columns 1 to 3 win with x's 7th last disc, 4 and 8 lose.
+    position = played(LOST_GAME[:40])
+    before = position.board()
+    scores = connect4_endgame.solve_moves(position, position.legal_moves(), time.monotonic() + 30, stop_at_win=False)
+    assert scores == {1: 7, 2: 7, 4: -11, 8: -12}
+    assert position.board() == before
+    # o to move, lost: the longest loss is column 1's.
+    lost = played(LOST_GAME[:41])
+    assert connect4_endgame.endgame(lost, time.monotonic() + 30) == (1, {4: -11, 8: -11, 1: -7})
+
+
+def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
+    position = played(LOST_GAME[:36])
+    assert connect4_endgame.static_order(position) == [1, 2, 4, 3, 8]
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (1, {1: 7})
+    # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
+    board = "." * 48 + "ooo....." + "xxx....."
+    win = Position.from_text("8x8", "x", board)
+    assert connect4_endgame.solve_moves(win, [1, 4], time.monotonic() + 30) == {4: (64 + 1 - 6) // 2}
+
+
+def test_endgame_is_not_tried_with_many_empty_cells() -> None:
+    position = played(LOST_GAME[:20])  # 44 empty cells
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (None, {})
+
+
+def test_endgame_gives_up_at_the_deadline_and_restores_the_alarm_handler() -> None:
+    import signal
+
+    position = played(LOST_GAME[:20])  # 44 empty cells: seconds to solve
+    before = signal.getsignal(signal.SIGALRM)
+    start = time.monotonic()
+    scores = connect4_endgame.solve_moves(position, position.legal_moves(), start + 0.1, stop_at_win=False)
+    assert time.monotonic() - start < 0.3
+    assert len(scores) < len(position.legal_moves())
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert connect4_endgame.solve_moves(position, [5], start - 1) == {}  # no time: nothing solved
+
+
+def test_proven_move_and_overrule() -> None:
+    order = [3, 1, 2]
+    assert connect4_endgame.proven_move({}, order) is None
+    assert connect4_endgame.proven_move({1: 4}, order) == 1  # a win settles it
+    assert connect4_endgame.proven_move({3: 0, 1: -2}, order) is None  # move 2 might win
+    assert connect4_endgame.proven_move({3: -5, 1: 0, 2: 0}, order) == 1  # the first best in order
+    assert connect4_endgame.overrule(2, {3: 0, 1: -2}) == 2  # not solved: kept
+    assert connect4_endgame.overrule(1, {3: 0, 1: -2}) == 3  # proven worse than 3
+    assert connect4_endgame.overrule(3, {3: 0, 1: -2}) == 3
+
+
+@pytest.mark.parametrize("name", ["alphabeta", "mcts_alphabeta"])
+def test_engine_plays_a_proven_win_in_the_endgame_in_time(name: str) -> None:
+    # x to move, 36 empty cells: the solver proves six winning columns (4 and 8 lose).
+    position = played(LOST_GAME[:28])
+    start = time.monotonic()
+    result = run_program([*engine(name), "8x8", "x", position.board(), "1"])
+    wall = time.monotonic() - start
+    assert result.returncode == 0, result.stderr
+    assert answer_of(position, result.stdout) in (1, 2, 3, 5, 6, 7)
+    assert wall < 1.5

@@ -1,0 +1,135 @@
+"""Proven Connect Four endgames for the searching engines: the exact solver
+(engines/connect4_solver.py) scores the root moves within a time budget.
+
+``solve_moves`` solves the position after each legal move, in the order given, until the budget is
+spent; the solver has no clock of its own, so an interval timer (SIGALRM) interrupts it. Scores are
+the solver's (Pons's convention), from the mover's point of view: positive wins (the larger, the
+sooner), 0 draws, negative losses (the more negative, the sooner).
+
+``proven_move`` turns the scores into a move when they settle the choice: a proven win, or every
+move solved (the best score; the earliest in the given order among equals). A partial result with
+no win leaves the choice to the caller, apart from moves it proved worse than another solved move.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+from engines.connect4_solver import Solver, State
+from harness.games.connect4 import Move, Position, four_in_a_row
+
+ENDGAME_EMPTY = 36
+"""The solver is tried when at most this many cells are empty (8x8 positions with 36 empty cells
+take it from a few hundredths of a second to a few seconds)."""
+
+
+class _OutOfTime(Exception):
+    """Raised by the interval timer inside the solver."""
+
+
+def _alarm(_signum: int, _frame: object) -> None:
+    raise _OutOfTime
+
+
+def can_interrupt() -> bool:
+    """Whether the solver can be stopped by a timer here (the main thread of a Unix process)."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def win_score(position: Position) -> int:
+    """The solver's score of a win by the move about to be played (the fastest possible)."""
+    return (position.width * position.height + 1 - position.plies) // 2
+
+
+def solve_moves(position: Position, order: list[Move], deadline: float,
+                solver: Solver | None = None, stop_at_win: bool = True) -> dict[Move, int]:
+    """The exact score of each move of ``order`` for the side to move, solved in that order until
+    ``deadline`` (a time.monotonic() value), or (with ``stop_at_win``) until a move wins; moves
+    not reached are left out. ``position`` is only
+    read (the timer may fire anywhere inside the solver, never inside a change of it)."""
+    scores: dict[Move, int] = {}
+    if not can_interrupt():
+        return scores
+    width, height = position.width, position.height
+    stride = position.geometry.stride
+    mover = position.turn
+    own, other = position.masks[mover], position.masks[mover ^ 1]
+    occupied = own | other
+    plies = position.plies
+    children = []
+    for move in order:
+        cell = position.tops[move - 1]
+        if four_in_a_row(own | cell, stride):
+            scores[move] = win_score(position)
+            if stop_at_win:
+                return scores
+        else:
+            children.append((move, State(width, height, other, occupied | cell, plies + 1)))
+    budget = deadline - time.monotonic()
+    if not children or budget <= 0.002:
+        return scores
+    if solver is None:
+        solver = Solver(width, height)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        # A one-shot timer: once it has fired it cannot fire again, so the outer handler is safe.
+        signal.setitimer(signal.ITIMER_REAL, budget)
+        try:
+            for move, state in children:
+                score = scores[move] = -solver.solve(state)
+                if score > 0 and stop_at_win:
+                    break
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _OutOfTime:
+        pass
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    return scores
+
+
+def proven_move(scores: dict[Move, int], order: list[Move]) -> Move | None:
+    """The move the scores settle (see the module's doc), or None."""
+    if not scores:
+        return None
+    best = max(scores.values())
+    if best > 0 or len(scores) == len(order):
+        return next(move for move in order if scores.get(move) == best)
+    return None
+
+
+def static_order(position: Position) -> list[Move]:
+    """The legal moves, best first by the evaluation one ply on (centre first among equals)."""
+    from engines.connect4_evaluation import evaluate
+
+    width = position.width
+    keyed = []
+    for move in position.legal_moves():
+        position.push(move)
+        keyed.append((evaluate(position), abs(2 * move - width - 1), move))  # the opponent's view
+        position.pop()
+    keyed.sort()
+    return [move for _, _, move in keyed]
+
+
+def endgame(position: Position, deadline: float, empty_limit: int | None = None) -> tuple[Move | None, dict[Move, int]]:
+    """Try the solver until ``deadline`` when at most ``empty_limit`` (default ``ENDGAME_EMPTY``)
+    cells are empty: the proven move (or None) and the scores found (to pass to ``overrule``)."""
+    limit = ENDGAME_EMPTY if empty_limit is None else empty_limit
+    if position.width * position.height - position.plies > limit or not can_interrupt():
+        return None, {}
+    order = static_order(position)
+    scores = solve_moves(position, order, deadline)
+    return proven_move(scores, order), scores
+
+
+def overrule(move: Move, scores: dict[Move, int]) -> Move:
+    """``move`` unless the partial scores prove another move better: then the best solved move."""
+    if move not in scores:
+        return move
+    best = max(scores.values())
+    if scores[move] >= best:
+        return move
+    return next(other for other, score in scores.items() if score == best)
