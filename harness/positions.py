@@ -9,7 +9,7 @@ which Betsy's and Connect Four's positions share.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
@@ -565,14 +565,27 @@ def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[
     and number), and ids name all four, e.g. ``n3-x-win-in-three-1``.
     """
     usable = tuple(dict.fromkeys(n for n in sizes if 3 <= n <= TACTICS_MAX_N))
-    cases: list[Case[Position]] = []
-    if not usable:
+    return _spread(usable, TACTIC_KINDS, per_kind, lambda n, turn, kind, number: _tactic_case(
+        n, turn, kind, number, seed))
+
+
+S = TypeVar("S")
+
+
+def _spread(
+    sizes: tuple[S, ...], kinds: tuple[str, ...], per_kind: int,
+    make: Callable[[S, Colour, str, int], Case[P] | None],
+) -> list[Case[P]]:
+    """``per_kind`` cases of each kind, made by ``make(size, turn, kind, number)``, taking the sizes
+    in turn and alternating the colours; each case a copy (the makers cache theirs)."""
+    cases: list[Case[P]] = []
+    if not sizes:
         return cases
-    for kind_index, kind in enumerate(TACTIC_KINDS):
+    for kind_index, kind in enumerate(kinds):
         for k in range(per_kind):
-            size_index, i = k % len(usable), k // len(usable)
+            size_index, i = k % len(sizes), k // len(sizes)
             turn = (i + size_index + kind_index) % 2
-            case = _tactic_case(usable[size_index], turn, kind, i // 2 + 1, seed)
+            case = make(sizes[size_index], turn, kind, i // 2 + 1)
             if case is not None:
                 cases.append(replace(case, position=case.position.copy()))
     return cases
@@ -769,18 +782,8 @@ def connect4_tactics_suite(sizes: tuple[str, ...], per_kind: int, seed: int = 1)
     other legal move is proven to lose within 3 plies by exhaustive search (see the proofs above:
     Connect Four has no rule that could draw a game inside those plies but a full board, and a full
     board is counted a draw). Ids look like ``7x6-x-block-1``."""
-    cases: list[Case[connect4.Position]] = []
-    usable = tuple(dict.fromkeys(sizes))
-    if not usable:
-        return cases
-    for kind_index, kind in enumerate(CONNECT4_TACTIC_KINDS):
-        for k in range(per_kind):
-            size_index, i = k % len(usable), k // len(usable)
-            turn = (i + size_index + kind_index) % 2
-            case = _connect4_tactic_case(usable[size_index], turn, kind, i // 2 + 1, seed)
-            if case is not None:
-                cases.append(replace(case, position=case.position.copy()))
-    return cases
+    return _spread(tuple(dict.fromkeys(sizes)), CONNECT4_TACTIC_KINDS, per_kind,
+                   lambda size, turn, kind, number: _connect4_tactic_case(size, turn, kind, number, seed))
 
 
 # --- the suites of each game ------------------------------------------------------------------------
