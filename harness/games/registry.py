@@ -128,6 +128,12 @@ class Game:
         """The searches' static evaluation for the side to move (the engines' own)."""
         raise NotImplementedError
 
+    def suites(self) -> Any:
+        """What ``arena validate`` asks a program about in this game (harness.positions.Suites)."""
+        from harness.positions import suites
+
+        return suites(self.name)
+
     def sizes(self, text: str) -> tuple[str, ...]:
         """Sizes separated by commas (``3,5,8`` or ``7x6,8x8``), each checked, duplicates dropped."""
         found = [self.parse_size(part.strip()) for part in text.split(",")]
