@@ -300,6 +300,32 @@ def test_readme_names_every_command_and_builtin_engine() -> None:
         assert f"| `{name}` | `engines.{module}` |" in text, f"README's engine table has no row for {name}"
 
 
+def command_options() -> dict[str, set[str]]:
+    """Every `arena` command's options, as click knows them."""
+    import typer.main
+
+    from harness.cli import app
+
+    group = typer.main.get_command(app)
+    return {
+        name: {opt for param in command.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
+        for name, command in group.commands.items()  # type: ignore[attr-defined]
+    }
+
+
+def test_readme_names_only_options_the_commands_take() -> None:
+    """Every option in an `arena COMMAND ...` span or command line of the README exists."""
+    real = command_options()
+    text = read(README)
+    uses = re.findall(r"`arena ([a-z]+)([^`]*)`", text)
+    uses += [(name, rest) for lines in code_blocks(text) for line in lines
+             for name, rest in re.findall(r"^(?:\$ )?scripts/arena ([a-z]+)(.*)$", line)]
+    assert len(uses) > 20
+    for name, rest in uses:
+        assert name in real, f"README names a command `arena {name}` that does not exist"
+        for option in re.findall(r"(?<![\w-])(--[\w-]+|-[a-z])\b", rest.split("#", 1)[0]):
+            assert option in real[name], f"README gives `arena {name}` an option {option} it does not take"
+
 def verdict_rows(text: str) -> list[str]:
     return re.findall(r"^\| `([a-z-]+)` \| ", text[text.index("| verdict | meaning |"):], re.M)
 
