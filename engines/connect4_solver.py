@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from harness.games.errors import PositionError
 
 MIN_SIZE, MAX_SIZE = 4, 12
+_SPREADS: dict[tuple[int, int], dict[int, tuple[int, int, tuple[tuple[int, int, int], ...]]]] = {}
+"""Per board size, a memo of the children's lanes for each set of playable moves (see Solver._build)."""
 
 
 @dataclass(frozen=True)
@@ -53,79 +56,108 @@ def winning_cells(discs: int, empty: int, height: int) -> int:
     return r & empty
 
 
+def _has_four(discs: int, height: int) -> bool:
+    """Whether ``discs`` hold four in a row."""
+    for d in (1, height + 1, height, height + 2):
+        pairs = discs & (discs >> d)
+        if pairs & (pairs >> 2 * d):
+            return True
+    return False
+
+
 def from_columns(columns: Sequence[int], width: int = 7, height: int = 6) -> State:
     """The position after playing ``columns`` (1-based); raises PositionError naming the bad move."""
     _check_size(width, height)
     h1 = height + 1
-    board = ((1 << (width * h1)) - 1) // ((1 << h1) - 1) * ((1 << height) - 1)
+    full = 1 << (height - 1)
     current = mask = 0
-    moves = 0
-    text = "".join(str(c) for c in columns)
     for index, column in enumerate(columns):
         if not 1 <= column <= width:
+            text = _text(columns)
             raise PositionError(f"column {column} (move {index + 1} of {text!r}) is out of range 1..{width}")
-        top = 1 << ((column - 1) * h1 + height - 1)
-        if mask & top:
+        base = (column - 1) * h1
+        if mask & (full << base):
+            text = _text(columns)
             raise PositionError(f"column {column} (move {index + 1} of {text!r}) is full: it holds {height} discs")
-        move = (mask + (1 << ((column - 1) * h1))) & (((1 << height) - 1) << ((column - 1) * h1))
-        if winning_cells(current, move, height):
+        current ^= mask
+        mask |= mask + (1 << base)
+    moves = len(columns)
+    if _has_four(current ^ mask, height) or _has_four(current, height):
+        _raise_first_win(columns, height)
+    if moves == width * height:
+        raise PositionError(f"{_text(columns)!r} fills the board: a finished position (a draw) has no score")
+    return State(width, height, current, mask, moves)
+
+
+def _text(columns: Sequence[int]) -> str:
+    return "".join(str(c) for c in columns) if all(0 <= c <= 9 for c in columns) else ",".join(str(c) for c in columns)
+
+
+def _raise_first_win(columns: Sequence[int], height: int) -> None:
+    """Replay ``columns`` and raise for the first move that makes four in a row."""
+    text = _text(columns)
+    h1 = height + 1
+    current = mask = 0
+    for index, column in enumerate(columns):
+        current ^= mask
+        mask |= mask + (1 << ((column - 1) * h1))
+        if _has_four(current ^ mask, height):
             if index + 1 < len(columns):
                 raise PositionError(
                     f"move {index + 1} of {text!r} (column {column}) wins the game, so the moves after it are not legal")
             raise PositionError(f"move {index + 1} of {text!r} (column {column}) wins the game: a finished position has no score")
-        current ^= mask
-        mask |= move
-        moves += 1
-    if moves == width * height:
-        raise PositionError(f"{text!r} fills the board: a finished position (a draw) has no score")
-    del board
-    return State(width, height, current, mask, moves)
 
 
 def parse_moves(text: str, width: int = 7, height: int = 6) -> State:
     """Parse Pons's notation (one digit per move, columns 1..width) into a position to solve."""
-    _check_size(width, height)
-    for index, char in enumerate(text):
-        if char not in "0123456789":
-            raise PositionError(f"invalid character {char!r} at index {index} of {text!r}: moves are column digits 1..{width}")
-    return from_columns([int(char) for char in text], width, height)
+    if not text.isascii() or not text.isdigit():
+        for index, char in enumerate(text):
+            if not ("0" <= char <= "9"):
+                raise PositionError(f"invalid character {char!r} at index {index} of {text!r}: moves are column digits 1..{width}")
+    return from_columns([ord(char) - 48 for char in text], width, height)
 
 
 class Solver:
-    """Exact solver for one board size; its transposition table persists between positions.
+    """Exact solver for one board size, reusable across positions.
 
-    ``nodes`` counts the positions the search visits (negamax calls) since the last ``reset``.
+    The transposition table (bounds keyed by ``position + mask``) is kept between calls; when it
+    holds ``table_size`` entries its older half is dropped. ``nodes`` counts the positions the
+    search visits (negamax calls) since the solver was made or ``reset``.
     """
 
     def __init__(self, width: int = 7, height: int = 6, table_size: int = 1 << 21) -> None:
         _check_size(width, height)
         self.width, self.height = width, height
         self.table_size = table_size
-        self.nodes = 0
         self._table: dict[int, int] = {}
-        self._negamax = self._build()
+        h1 = height + 1
+        self._bottom = ((1 << (width * h1)) - 1) // ((1 << h1) - 1)
+        self._board = self._bottom * ((1 << height) - 1)
+        self._negamax, self._node_count = self._build()
+        self._nodes_before = 0
+
+    @property
+    def nodes(self) -> int:
+        """Positions visited since the solver was made or reset."""
+        return self._node_count() - self._nodes_before
 
     def reset(self) -> None:
         """Forget the transposition table and the node count."""
         self._table.clear()
-        self.nodes = 0
+        self._nodes_before = self._node_count()
 
     def solve(self, state: State) -> int:
         """The exact score of ``state`` for the side to move."""
-        if (state.width, state.height) != (self.width, self.height):
+        if state.width != self.width or state.height != self.height:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
-        w, h = self.width, self.height
-        size = w * h
-        h1 = h + 1
-        bottom = ((1 << (w * h1)) - 1) // ((1 << h1) - 1)
-        board = bottom * ((1 << h) - 1)
+        size = self.width * self.height
         current, mask, moves = state.current, state.mask, state.moves
-        empty = board & ~mask
-        if winning_cells(current, (mask + bottom) & board, h):
+        if winning_cells(current, (mask + self._bottom) & self._board, self.height):
             return (size + 1 - moves) // 2
-        opponent_wins = winning_cells(current ^ mask, empty, h)
+        opponent_wins = winning_cells(current ^ mask, self._board & ~mask, self.height)
         low, high = -((size - moves) // 2), (size + 1 - moves) // 2
         negamax = self._negamax
+        # Null-window searches narrow [low, high]; probing nearer 0 first finds draws and slow wins sooner.
         while low < high:
             mid = low + (high - low) // 2
             if mid <= 0 and int(low / 2) < mid:
@@ -140,35 +172,74 @@ class Solver:
         return low
 
     def _build(self):  # type: ignore[no-untyped-def]
-        """The search as a closure over the board's constants (no attribute look-ups inside)."""
+        """The search as a closure over the board's constants, so its hot loop reads only locals."""
         w, h = self.width, self.height
         size = w * h
-        h1, h2, h0 = h + 1, h + 2, h
-        bottom = ((1 << (w * h1)) - 1) // ((1 << h1) - 1)
-        board = bottom * ((1 << h) - 1)
+        h0, h1, h2 = h, h + 1, h + 2
+        h0x3, h1x3, h2x3 = 3 * h0, 3 * h1, 3 * h2
+        bottom, board = self._bottom, self._board
+        column_masks = [((1 << h) - 1) << (c * h1) for c in range(w)]
+        # Centre columns first; a column's priority breaks ties between equal threat counts.
         order = sorted(range(w), key=lambda c: (abs(2 * c - (w - 1)), c))
-        columns = [(((1 << h) - 1) << (c * h1), w - rank) for rank, c in enumerate(order)]
+        priority = {c: w - rank for rank, c in enumerate(order)}
+        # Threats of all children are computed at once: child i is one copy of the board in lane i,
+        # far enough from its neighbours that no shift below carries bits from one lane into another.
+        lane = w * h1 + 3 * h2
+        # For a single child, each direction gets its own lane of the one board instead: multiplying
+        # by up_k / down_k shifts a copy by k steps of that direction (plus a guard, undone at the end).
+        guard = 3 * h2
+        direction_lane = w * h1 + 2 * guard
+        direction_lane2 = 2 * direction_lane
+        steps = (1, h1, h0, h2)
+
+        def shifter(k: int) -> int:
+            return sum(1 << (j * direction_lane + guard + k * d) for j, d in enumerate(steps))
+
+        up1, up2, up3, down1, down2, down3 = (shifter(k) for k in (1, 2, 3, -1, -2, -3))
+        spreads = _SPREADS.setdefault((w, h), {})
+        spreads_get = spreads.get
+        spread_limit = 1 << 16
         table = self._table
         table_get = table.get
         table_size = self.table_size
-        solver = self
-        # Table values: upper bound u stored as u + OFFSET_UPPER, lower bound l as l + OFFSET_LOWER.
-        max_score = (size + 1) // 2
-        upper_offset = 0
-        lower_offset = 4 * max_score
-        split = 2 * max_score
+        # Bounds share one table: an upper bound u is stored as u, a lower bound l as l + LOWER.
+        lower = 4 * size
+        split = 2 * size
+        nodes = 0
+
+        def spread(possible: int) -> tuple[int, int, tuple[tuple[int, int, int], ...]]:
+            """The moves of ``possible`` in lanes: (moves, one bit per lane, (move, priority, offset)...)."""
+            moves_in_lanes = ones = 0
+            entries = []
+            for c in order:
+                move = possible & column_masks[c]
+                if move:
+                    offset = len(entries) * lane
+                    moves_in_lanes |= move << offset
+                    ones |= 1 << offset
+                    entries.append((move, priority[c], offset))
+            if len(spreads) >= spread_limit:
+                spreads.clear()
+            result = spreads[possible] = (moves_in_lanes, ones, tuple(entries))
+            return result
+
+        def trim() -> None:
+            for old in list(islice(table, table_size // 2)):
+                del table[old]
 
         def negamax(current: int, mask: int, moves: int, alpha: int, beta: int, opp_wins: int) -> int:
             # Precondition: the side to move cannot win at once; opp_wins = the opponent's winning cells.
-            solver.nodes += 1
+            nonlocal nodes
+            nodes += 1
             possible = (mask + bottom) & board
             forced = possible & opp_wins
             if forced:
                 if forced & (forced - 1):
                     return -((size - moves) // 2)
                 possible = forced
-            nxt = possible & ~(opp_wins >> 1)
-            if not nxt:
+            # Never play right under a cell where the opponent would then win.
+            possible &= ~(opp_wins >> 1)
+            if not possible:
                 return -((size - moves) // 2)
             if moves >= size - 2:
                 return 0
@@ -182,60 +253,73 @@ class Solver:
             value = table_get(key)
             if value is not None:
                 if value > split:
-                    low = value - lower_offset
+                    low = value - lower
                     if alpha < low:
                         alpha = low
                         if alpha >= beta:
                             return alpha
                 else:
-                    high = value - upper_offset
+                    high = value
             if beta > high:
                 beta = high
                 if alpha >= beta:
                     return beta
-            children = []
-            for column_mask, priority in columns:
-                move = nxt & column_mask
-                if move:
-                    p = current | move
-                    r = (p << 1) & (p << 2) & (p << 3)
-                    q = (p << h1) & (p << 2 * h1)
-                    r |= q & (p << 3 * h1)
-                    r |= q & (p >> h1)
-                    q = (p >> h1) & (p >> 2 * h1)
-                    r |= q & (p << h1)
-                    r |= q & (p >> 3 * h1)
-                    q = (p << h0) & (p << 2 * h0)
-                    r |= q & (p << 3 * h0)
-                    r |= q & (p >> h0)
-                    q = (p >> h0) & (p >> 2 * h0)
-                    r |= q & (p << h0)
-                    r |= q & (p >> 3 * h0)
-                    q = (p << h2) & (p << 2 * h2)
-                    r |= q & (p << 3 * h2)
-                    r |= q & (p >> h2)
-                    q = (p >> h2) & (p >> 2 * h2)
-                    r |= q & (p << h2)
-                    r |= q & (p >> 3 * h2)
-                    r &= board & ~(mask | move)
-                    children.append((r.bit_count() * 16 + priority, move, r))
-            children.sort(reverse=True)
             opponent = current ^ mask
-            for _, move, r in children:
-                score = -negamax(opponent, mask | move, moves + 1, -beta, -alpha, r)
+            if possible & (possible - 1) == 0:
+                # One move: its threats in one pass, the four directions side by side (see above).
+                p = current | possible
+                a = p * up1
+                b = p * down1
+                t = (a & p * up2) & (p * up3 | b) | (b & p * down2) & (p * down3 | a)
+                t |= t >> direction_lane2
+                t |= t >> direction_lane
+                children = [(0, possible, (t >> guard) & (board ^ mask))]
+            else:
+                lanes = spreads_get(possible)
+                if lanes is None:
+                    lanes = spread(possible)
+                moves_in_lanes, ones, entries = lanes
+                p = current * ones | moves_in_lanes
+                r = (p << 1) & (p << 2) & (p << 3)
+                a = p << h1
+                b = p >> h1
+                r |= (a & (a << h1)) & ((p << h1x3) | b) | (b & (b >> h1)) & ((p >> h1x3) | a)
+                a = p << h0
+                b = p >> h0
+                r |= (a & (a << h0)) & ((p << h0x3) | b) | (b & (b >> h0)) & ((p >> h0x3) | a)
+                a = p << h2
+                b = p >> h2
+                r |= (a & (a << h2)) & ((p << h2x3) | b) | (b & (b >> h2)) & ((p >> h2x3) | a)
+                r &= (board ^ mask) * ones
+                children = []
+                child_keys = opponent + mask
+                for move, rank, offset in entries:
+                    threats = (r >> offset) & board
+                    # A child whose stored upper bound already refutes it cuts here, without a call
+                    # (a missing entry or a lower bound reads as at least ``lower``: never a cut).
+                    value = -table_get(child_keys + move, lower)
+                    if value >= beta:
+                        return value
+                    children.append((threats.bit_count() * 16 + rank, move, threats))
+                children.sort(reverse=True)
+            for _, move, threats in children:
+                score = -negamax(opponent, mask | move, moves + 1, -beta, -alpha, threats)
                 if score >= beta:
                     if len(table) >= table_size:
-                        table.clear()
-                    table[key] = score + lower_offset
+                        trim()
+                    table[key] = score + lower
                     return score
                 if score > alpha:
                     alpha = score
             if len(table) >= table_size:
-                table.clear()
-            table[key] = alpha + upper_offset
+                trim()
+            table[key] = alpha
             return alpha
 
-        return negamax
+        def node_count() -> int:
+            return nodes
+
+        return negamax, node_count
 
 
 def solve(state: State) -> int:

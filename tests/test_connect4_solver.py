@@ -1,0 +1,198 @@
+"""The Connect Four solver: Pons's test sets (a sample), parse errors, scores against brute force."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from engines.connect4_solver import PositionError, Solver, State, from_columns, parse_moves, solve, solve_lines
+
+PONS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "connect4" / "pons"
+SAMPLES = {
+    "Test_L3_R1": range(1, 1001, 33),  # End-Easy: 31 lines spread over the file
+    "Test_L2_R1": range(1, 1001, 33),  # Middle-Easy
+    "Test_L2_R2": (4, 12, 13, 20, 22, 29, 31, 33, 38),  # Middle-Medium: lines that solve in ~10 ms
+    "Test_L1_R1": (2, 4, 5, 7, 9, 10, 12, 15, 16, 18),  # Begin-Easy
+    "Test_L1_R2": (9,),  # Begin-Medium: about 0.1 s
+}
+"""1-based line numbers of Pons's files checked here; scripts/bench_solver.py runs whole sets."""
+
+
+def pons_lines(name: str) -> list[str]:
+    path = PONS / name
+    if not path.exists():
+        pytest.skip(f"Pons's test sets are not at {PONS} (they live in the shared data beside the repository)")
+    lines = path.read_text().splitlines()
+    return [lines[number - 1] for number in SAMPLES[name]]
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_solver_matches_pons_scores_on_a_sample_of_each_set(name: str) -> None:
+    lines = pons_lines(name)
+    assert list(solve_lines(lines)) == lines
+
+
+def test_solve_lines_skips_blank_lines_and_adds_the_score() -> None:
+    assert list(solve_lines(["112233", "", "  ", "22334 5"])) == ["112233 18", "22334 -18"]
+
+
+def test_solve_lines_names_the_line_of_a_bad_position() -> None:
+    with pytest.raises(PositionError) as error:
+        list(solve_lines(["2252576253462244111563365343671351441", "", "4x"]))
+    assert str(error.value) == "line 3: invalid character 'x' at index 1 of '4x': moves are column digits 1..7"
+    with pytest.raises(PositionError) as error:
+        list(solve_lines(["1 2 3"]))
+    assert str(error.value) == "line 1: expected 'POSITION [SCORE]', got '1 2 3'"
+
+
+@pytest.mark.parametrize(("text", "size", "message"), [
+    ("12a4", (7, 6), "invalid character 'a' at index 2 of '12a4': moves are column digits 1..7"),
+    ("1 2", (7, 6), "invalid character ' ' at index 1 of '1 2': moves are column digits 1..7"),
+    ("1890", (7, 6), "column 8 (move 2 of '1890') is out of range 1..7"),
+    ("0", (7, 6), "column 0 (move 1 of '0') is out of range 1..7"),
+    ("1111111", (7, 6), "column 1 (move 7 of '1111111') is full: it holds 6 discs"),
+    ("4455667", (7, 6), "move 7 of '4455667' (column 7) wins the game: a finished position has no score"),
+    ("44556671", (7, 6), "move 7 of '44556671' (column 7) wins the game, so the moves after it are not legal"),
+    ("2334412114421332", (4, 4), "'2334412114421332' fills the board: a finished position (a draw) has no score"),
+    ("1", (3, 6), "board 3x6 is not supported: width and height must be in 4..12"),
+    ("1", (7, 13), "board 7x13 is not supported: width and height must be in 4..12"),
+])
+def test_parse_moves_refuses_bad_positions_naming_the_problem(text: str, size: tuple[int, int], message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        parse_moves(text, *size)
+    assert isinstance(error.value, PositionError)
+    assert str(error.value) == message
+
+
+def test_from_columns_reaches_columns_above_nine_on_wide_boards() -> None:
+    state = from_columns([12, 12, 11, 11, 10, 10], 12, 4)
+    assert solve(state) == 12 * 4 // 2 + 1 - 4  # the first player completes 9-10-11-12 with its 4th disc
+
+
+def test_parse_moves_builds_pons_bitboards() -> None:
+    state = parse_moves("4", 7, 6)
+    assert state == State(7, 6, current=0, mask=1 << 21, moves=1)  # column 4 starts at bit 3 * 7
+    assert parse_moves("44", 7, 6).current == 1 << 21  # the side to move owns the bottom disc
+
+
+@pytest.mark.parametrize(("moves", "width", "height", "score"), [
+    ("112233", 7, 6, 18),  # the side to move wins at once with its 4th disc: 7*6/2 + 1 - 4
+    ("2233", 7, 6, 18),  # an open three on the bottom row: the mover wins with its 4th disc
+    ("22334", 7, 6, -18),  # two open ends: the opponent wins with its 4th disc
+    ("112233", 4, 4, 5),  # 4*4/2 + 1 - 4
+])
+def test_scores_follow_pons_convention(moves: str, width: int, height: int, score: int) -> None:
+    assert solve(parse_moves(moves, width, height)) == score
+
+
+_BRUTE_FORCE: dict[tuple[tuple[int, ...], ...], int] = {}
+"""Scores found by brute_force, shared by all its calls (a grid's tuple names its size too)."""
+
+
+def brute_force(moves: list[int], width: int, height: int) -> int:
+    """Pons's score by plain minimax over every continuation (memoised), with no pruning."""
+    grid = [[0] * height for _ in range(width)]
+    for index, column in enumerate(moves):
+        grid[column - 1][grid[column - 1].index(0)] = 1 + index % 2
+
+    def makes_four(column: int, row: int, player: int) -> bool:
+        for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            count = 1
+            for sign in (1, -1):
+                c, r = column + sign * dc, row + sign * dr
+                while 0 <= c < width and 0 <= r < height and grid[c][r] == player:
+                    count += 1
+                    c, r = c + sign * dc, r + sign * dr
+            if count >= 4:
+                return True
+        return False
+
+    def value(played: int) -> int:
+        key = tuple(tuple(column) for column in grid)
+        if key in _BRUTE_FORCE:
+            return _BRUTE_FORCE[key]
+        player = 1 + played % 2
+        playable = [(c, grid[c].index(0)) for c in range(width) if 0 in grid[c]]
+        best = None
+        for c, r in playable:
+            if makes_four(c, r, player):
+                best = (width * height + 1 - played) // 2
+                break
+        if best is None:
+            for c, r in playable:
+                grid[c][r] = player
+                score = -value(played + 1)
+                grid[c][r] = 0
+                best = score if best is None else max(best, score)
+        _BRUTE_FORCE[key] = best = 0 if best is None else best
+        return best
+
+    return value(len(moves))
+
+
+def random_position(rng: random.Random, width: int, height: int, discs: int) -> list[int]:
+    """Random moves that never make four in a row (retrying when every move would)."""
+    while True:
+        moves: list[int] = []
+        while len(moves) < discs:
+            options = list(range(1, width + 1))
+            rng.shuffle(options)
+            for column in options:
+                try:
+                    from_columns([*moves, column], width, height)
+                except PositionError:
+                    continue
+                moves.append(column)
+                break
+            else:
+                break
+        if len(moves) == discs:
+            return moves
+
+
+@pytest.mark.parametrize(("width", "height", "discs", "count"), [
+    (4, 4, 5, 25), (5, 4, 9, 25), (4, 5, 9, 25), (5, 5, 14, 20), (6, 5, 18, 10), (8, 8, 52, 6), (12, 4, 36, 6),
+    (4, 12, 36, 6), (12, 12, 132, 3),
+])
+def test_solver_agrees_with_brute_force_on_random_small_positions(width: int, height: int, discs: int, count: int) -> None:
+    rng = random.Random(width * 100 + height)
+    solver = Solver(width, height)
+    for _ in range(count):
+        moves = random_position(rng, width, height, rng.randint(max(0, discs - 3), discs))
+        state = from_columns(moves, width, height)
+        assert solver.solve(state) == brute_force(moves, width, height), (width, height, moves)
+
+
+def test_odd_boards_score_a_win_with_ones_last_disc_as_one() -> None:
+    # On 5x5 the first player has 13 discs and the second 12: a win with one's last disc scores 1.
+    rng = random.Random(7)
+    found = set()
+    while len(found) < 2:
+        discs = rng.choice((23, 24))
+        moves = random_position(rng, 5, 5, discs)
+        state = from_columns(moves, 5, 5)
+        last_disc_wins = False
+        for column in range(1, 6):
+            try:
+                from_columns([*moves, column], 5, 5)
+            except PositionError as error:
+                last_disc_wins |= "wins the game" in str(error)
+        if last_disc_wins:
+            assert solve(state) == 1 == brute_force(moves, 5, 5)
+            found.add(discs)
+
+
+def test_solver_keeps_its_table_within_its_size_and_counts_nodes() -> None:
+    solver = Solver(7, 6, table_size=64)
+    assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
+    assert solver.nodes > 0
+    assert len(solver._table) <= 64
+    solver.reset()
+    assert solver.nodes == 0
+
+
+def test_solver_refuses_a_position_of_another_size() -> None:
+    with pytest.raises(PositionError, match="a 6x6 position given to a 7x6 solver"):
+        Solver(7, 6).solve(parse_moves("1", 6, 6))
