@@ -1,14 +1,19 @@
 """Exact Connect Four solver on W x H boards (4 <= W, H <= 12) in Pascal Pons's notation and score.
 
-A position is the string of 1-based columns played from the empty board, first player first. Its
-score, for the side to move, is 0 for a draw, ``k`` when the side to move wins with its k-th last
-disc at best (1 with its last disc; on even boards ``W*H/2 + 1 - s`` for a win with its s-th disc)
-and ``-k`` when the opponent does. Boards are Python ints in Pons's layout: column ``c`` is bits
-``c*(H+1) .. c*(H+1)+H-1`` plus one empty sentinel bit on top.
+A position is the string of 1-based columns played from the empty board, first player first
+(``parse_moves``; ``from_columns`` takes a list, for columns above 9). Its score, for the side to
+move, is 0 for a draw, ``W*H/2 + 1 - s`` when the side to move wins with its s-th disc at best, and
+the opposite when the opponent does. On odd boards, where the players have ceil and floor of W*H/2
+discs, W*H/2 is read as the winner's own number of discs, as in Pons's code
+(``(W*H + 1 - moves) // 2`` for a win with the next disc): a win with one's last disc scores 1.
 
-The search is Pons's: negamax with alpha-beta in null windows that narrow ``[min, max]``, a
-transposition table of bounds keyed by ``position + mask``, only non-losing moves, moves ordered by
-the winning cells they create and then centre first.
+Boards are Python ints in Pons's layout: column ``c`` is bits ``c*(H+1) .. c*(H+1)+H-1`` plus one
+empty sentinel bit on top. The search is Pons's: negamax with alpha-beta in null windows that narrow
+``[min, max]``, a transposition table of bounds keyed by ``position + mask``, only non-losing moves
+(a forced block, never under an opponent's winning cell), moves ordered by the winning cells they
+create and then centre first, and bounds from the number of discs left. The children's winning cells
+are computed in one pass over lane-packed copies of the board and passed down, so a node never
+recomputes its opponent's threats; a child whose table entry already refutes it cuts without a call.
 """
 
 from __future__ import annotations
@@ -109,7 +114,7 @@ def _raise_first_win(columns: Sequence[int], height: int) -> None:
 
 
 def parse_moves(text: str, width: int = 7, height: int = 6) -> State:
-    """Parse Pons's notation (one digit per move, columns 1..width) into a position to solve."""
+    """Parse Pons's notation (one digit per move, columns 1..9 at most) into a position to solve."""
     if not text.isascii() or not text.isdigit():
         for index, char in enumerate(text):
             if not ("0" <= char <= "9"):
