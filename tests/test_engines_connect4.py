@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engines import alphabeta, connect4_endgame, greedy, homework, mcts_alphabeta, random_mover
-from engines.connect4_evaluation import CENTRE, THREAT, WEAK_THREAT, balance, evaluate, windows_through
+from engines.connect4_evaluation import CENTRE, THREAT, WEAK_THREAT, ZUGZWANG, balance, evaluate, windows_through
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
 from engines.search.mcts import MCTS
@@ -260,11 +260,33 @@ def test_evaluation_counts_centre_discs_and_threats_by_row_parity() -> None:
     # Centre: x's cells are in 3 + 4 + 5 windows, o's in 4 + 6 (row 2) + 5 (row 1, column 5).
     odd = Position(7, 6, rows(".......", ".......", ".......", ".......", "oo.....", "xxx.o.."))
     assert odd.winning_cells(PLAYER_X) == 1 << (3 * 7) and odd.winning_cells(PLAYER_O) == 0
-    assert evaluate(odd) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + THREAT == 54
+    assert evaluate(odd) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + THREAT + ZUGZWANG == 354
     # o to move: x's three in row 2 threatens column 4 in row 2 (even: o's rows, a weak threat).
     even = Position(7, 6, rows(".......", ".......", ".......", ".......", "xxx....", "oox.o.."))
     assert even.winning_cells(PLAYER_X) == 1 << (3 * 7 + 1) and even.winning_cells(PLAYER_O) == 0
     assert evaluate(even) == -(CENTRE * ((5 + 4 + 6 + 8) - (3 + 4 + 5)) + WEAK_THREAT) == -47
+
+
+def centre_term(position: Position) -> int:
+    """The evaluation's centre term, from x's point of view."""
+    g = position.geometry
+    counts = windows_through(g)
+    x, o = position.masks
+    return CENTRE * sum(count * ((x >> bit & 1) - (o >> bit & 1)) for bit, count in enumerate(counts))
+
+
+def test_evaluation_gives_the_zugzwang_to_odd_x_threats_then_even_o_threats() -> None:
+    cell = 9  # bits per column at 8x8
+    # x to move. o's three in row 2 threatens column 4 in row 2 (even: o's), x threatens nothing.
+    even_o = Position(8, 8, "." * 48 + "ooo....." + "xxxo...x")
+    assert even_o.winning_cells(PLAYER_X) == 0
+    assert even_o.winning_cells(PLAYER_O) == 1 << (3 * cell + 1)
+    assert evaluate(even_o) == centre_term(even_o) - THREAT - ZUGZWANG
+    # x's three in row 1 threatens column 4 in row 1 (odd: x's), under o's threat: x's zugzwang.
+    odd_x = Position(8, 8, "." * 48 + "ooo....." + "xxx.o..x")
+    assert odd_x.winning_cells(PLAYER_X) & ~odd_x.masks[1] == 1 << (3 * cell)
+    assert odd_x.winning_cells(PLAYER_O) & ~odd_x.masks[0] == 1 << (3 * cell + 1)
+    assert evaluate(odd_x) == centre_term(odd_x) + THREAT - THREAT + ZUGZWANG
 
 
 def test_evaluation_of_a_full_board_is_a_draw() -> None:
