@@ -1,4 +1,8 @@
-"""Tournament reports from the store: crosstable, ratings with intervals, faults, move times."""
+"""Tournament reports from the store: crosstable, ratings with intervals, faults, move times.
+
+As text that fits 100 columns, one JSON object, and CSV (one file per table); harness.report_html
+draws the same report as pages.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,23 @@ import csv
 import io
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+from harness.errors import UsageError
 from harness.match import Standing, score_for_x
 from harness.protocol import Verdict
 from harness.ratings import GameResult, PairedEstimate, elo_ratings, los_matrix, paired_estimate, pentanomial
 from harness.store import Store
 
 FAULT_VERDICTS = [v.value for v in Verdict if v is not Verdict.OK]
+VERDICT_ABBREVIATIONS = {"time": "time", "no-answer": "no-ans", "output-limit": "out-lim", "illegal-move": "illegal",
+                         "board-mismatch": "board", "failed-to-start": "no-start"}
+"""The faults table's column heads (the full names make it 143 columns wide)."""
+WIDTH = 100
+"""Text tables fit this many columns (for names up to 16 characters)."""
+QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+"""The points of each engine's move-time distribution: min, p10, quartiles, p90, max."""
 
 
 @dataclass
@@ -35,6 +48,12 @@ class EngineRow:
     moves: int = 0
     mean_move_seconds: float = 0.0
     max_move_seconds: float = 0.0
+    move_quantiles: tuple[float, ...] = ()
+    """Seconds per call at each of QUANTILES; empty without moves."""
+
+    @property
+    def lost_by_fault(self) -> int:
+        return sum(self.faults.values())
 
 
 @dataclass
@@ -53,6 +72,22 @@ class Report:
     config: dict[str, Any]
     by_colour: dict[tuple[str, str], dict[str, Standing]] = field(default_factory=dict)
     """by_colour[(a, b)]["x"]: a's wins, draws and losses against b when a played x (moved first)."""
+    order: list[str] = field(default_factory=list)
+    """The engines in config order (a gauntlet's first engine plays all the others)."""
+
+    @property
+    def gauntlet(self) -> str | None:
+        """The engine that plays every game of a gauntlet; None for a round-robin."""
+        return self.order[0] if self.config.get("format") == "gauntlet" and self.order else None
+
+    def standing(self, a: str, b: str) -> Standing:
+        """a's wins, draws and losses against b, both colours."""
+        total = Standing()
+        for colour in self.by_colour.get((a, b), {}).values():
+            total.wins += colour.wins
+            total.draws += colour.draws
+            total.losses += colour.losses
+        return total
 
     @cached_property
     def paired(self) -> dict[tuple[str, str], PairedEstimate]:
@@ -94,13 +129,39 @@ def build_report(store: Store, tournament: int) -> Report:
     for name, (count, mean, peak) in store.move_times(tournament).items():
         if name in rows:
             rows[name].moves, rows[name].mean_move_seconds, rows[name].max_move_seconds = count, mean, peak
+    for name, seconds in move_seconds(store, tournament).items():
+        if name in rows:
+            rows[name].move_quantiles = tuple(quantile(seconds, q) for q in QUANTILES)
     ranked = sorted(rows.values(), key=lambda r: (-r.elo, -r.score, r.name))
     return Report(
         info["name"], tournament, len(stored), ranked, cross, los_matrix(results) if results else {},
         pentanomial(results) if results else {}, info["config"],
         {key: by_colour[key] for key in sorted(by_colour, key=lambda pair: (names.index(pair[0]),
                                                                            names.index(pair[1])))},
+        names,
     )
+
+
+def move_seconds(store: Store, tournament: int) -> dict[str, list[float]]:
+    """Every engine call's seconds in a tournament, sorted, by engine."""
+    found: dict[str, list[float]] = {}
+    # Store.move_times has only count, mean and max; quantiles need every call's time.
+    for name, seconds in store.connection.execute(
+        "SELECT m.engine, m.seconds FROM moves m JOIN games g ON g.id = m.game WHERE g.tournament_id = ? "
+        "ORDER BY m.seconds", (tournament,)
+    ):
+        found.setdefault(name, []).append(seconds)
+    return found
+
+
+def quantile(ordered: list[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly between the two nearest."""
+    if not ordered:
+        return 0.0
+    where = q * (len(ordered) - 1)
+    low = int(where)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (where - low)
 
 
 def _finite(value: float) -> float | None:
@@ -108,35 +169,86 @@ def _finite(value: float) -> float | None:
     return round(value, 1) if abs(value) != float("inf") else None
 
 
-def _points(value: float) -> str:
+def format_points(value: float) -> str:
     return f"{value:g}"
 
 
-def render_text(report: Report) -> str:
+def title_line(report: Report) -> str:
     config = report.config
     if "n" in config:  # Betsy
         game, sizes = "", "n = " + ", ".join(str(n) for n in config["n"])
     else:
         game, sizes = f"{config.get('game', '')} ", ", ".join(str(size) for size in config.get("size", []))
-    lines = [
-        f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
-        f"{config.get('time', 0):g} s per move, {config.get('format', '')}",
-        "",
-        "Crosstable (row engine's points / games against the column engine)",
-    ]
+    return (f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
+            f"{config.get('time', 0):g} s per move, {config.get('format', '')}")
+
+
+def _cell(report: Report, a: str, b: str) -> str:
+    """a's points / games against b, '-' on the diagonal, empty if they did not meet."""
+    if a == b:
+        return "-"
+    got, played = report.crosstable.get(a, {}).get(b, (0.0, 0))
+    return f"{format_points(got)}/{played}" if played else ""
+
+
+def _crosstable_lines(report: Report) -> list[str]:
+    """The crosstable in at most WIDTH columns: one row per opponent for a gauntlet; engines'
+    names as column heads when they fit, else their ranks, in blocks of columns when still too wide."""
     names = [row.name for row in report.engines]
+    first = report.gauntlet
+    if first is not None:
+        others = [name for name in names if name != first]
+        width = max([len(name) for name in others] + [8])
+        lines = [f"Crosstable (gauntlet: {first}'s points / games, W-D-L and score against each opponent)",
+                 f"{'opponent':<{width}}  {'points':>9}  {'W-D-L':>10}  {'score':>6}"]
+        for other in others:
+            got, played = report.crosstable.get(first, {}).get(other, (0.0, 0))
+            standing = report.standing(first, other)
+            score = f"{got / played * 100:.1f}%" if played else ""
+            lines.append(f"{other:<{width}}  {format_points(got) + '/' + str(played):>9}  "
+                         f"{f'{standing.wins}-{standing.draws}-{standing.losses}':>10}  {score:>6}")
+        return lines
+    lines = ["Crosstable (row engine's points / games against the column engine)"]
     width = max([len(name) for name in names] + [6])
     cell = max(9, width + 2)
-    lines.append(" " * (width + 2) + "".join(f"{name:>{cell}}" for name in names))
-    for a in names:
-        cells = []
-        for b in names:
-            if a == b:
-                cells.append(f"{'-':>{cell}}")
-            else:
-                got, played = report.crosstable.get(a, {}).get(b, (0.0, 0))
-                cells.append(f"{_points(got) + '/' + str(played) if played else '':>{cell}}")
-        lines.append(f"{a:<{width}}  " + "".join(cells))
+    if width + 2 + cell * len(names) <= WIDTH:
+        lines.append(" " * (width + 2) + "".join(f"{name:>{cell}}" for name in names))
+        lines += [f"{a:<{width}}  " + "".join(f"{_cell(report, a, b):>{cell}}" for b in names) for a in names]
+        return lines
+    lines[0] = "Crosstable (row engine's points / games against the column engine; columns by rank)"
+    label = len(str(len(names))) + 1 + width
+    cell = max(len(_cell(report, a, b)) for a in names for b in names) + 2
+    cell = max(cell, len(str(len(names))) + 2)
+    per_block = max(1, (WIDTH - label - 2) // cell)
+    for start in range(0, len(names), per_block):
+        block = range(start, min(start + per_block, len(names)))
+        if start:
+            lines.append("")
+        lines.append(" " * (label + 2) + "".join(f"{rank + 1:>{cell}}" for rank in block))
+        for rank, a in enumerate(names, 1):
+            lines.append(f"{rank:>{len(str(len(names)))}} {a:<{width}}  "
+                         + "".join(f"{_cell(report, a, names[b]):>{cell}}" for b in block))
+    return lines
+
+
+def _wrap(start: str, items: list[str], end: str) -> list[str]:
+    """``start``, the items separated by commas, then ``end``, in lines of at most WIDTH that break
+    between items only."""
+    lines = [start]
+    for number, item in enumerate(items):
+        text = item + (end if number == len(items) - 1 else ",")
+        if len(lines[-1]) + len(text) + (not lines[-1].endswith(" ")) > WIDTH:
+            lines.append(text)
+        else:
+            lines[-1] += ("" if lines[-1].endswith(" ") else " ") + text
+    return lines
+
+
+def render_text(report: Report) -> str:
+    """The report for a terminal: every table fits WIDTH columns (for names up to 16 characters)."""
+    lines = [title_line(report), "", *_crosstable_lines(report)]
+    names = [row.name for row in report.engines]
+    width = max([len(name) for name in names] + [6])
     lines += [
         "",
         "Ratings (Bradley-Terry Elo, draws as half points; mean 0; 95% interval)",
@@ -150,7 +262,7 @@ def render_text(report: Report) -> str:
         wdl = f"{row.wins}-{row.draws}-{row.losses}"
         interval = f"[{row.elo_ci[0]:+.0f}, {row.elo_ci[1]:+.0f}]"
         lines.append(
-            f"{rank:<5}{row.name:<{width}}  {row.games:>5}  {_points(row.score):>6}  {wdl:>10}  "
+            f"{rank:<5}{row.name:<{width}}  {row.games:>5}  {format_points(row.score):>6}  {wdl:>10}  "
             f"{row.elo:>+6.0f}  {interval:>16}  {los_text:>8}"
         )
     if report.paired:
@@ -180,20 +292,23 @@ def render_text(report: Report) -> str:
             for colour in ("x", "o"):
                 standing = colours[colour]
                 games = standing.wins + standing.draws + standing.losses
-                cells.append(f"{_points(standing.points) + '/' + str(games):>8}  "
+                cells.append(f"{format_points(standing.points) + '/' + str(games):>8}  "
                              f"{f'{standing.wins}-{standing.draws}-{standing.losses}':>10}")
             lines.append(f"{a + ' vs ' + b:<{label}}{cells[0]}  {cells[1]}")
-    lines += ["", "Faults (games lost by verdict) and move times"]
-    column = max(len(v) for v in FAULT_VERDICTS) + 2
-    lines.append(
-        f"{'engine':<{width}}  " + "".join(f"{v:>{column}}" for v in FAULT_VERDICTS)
-        + f"  {'moves':>6}  {'mean s':>7}  {'max s':>6}"
-    )
+    heads = [VERDICT_ABBREVIATIONS[v] for v in FAULT_VERDICTS]
+    column = max(len(head) for head in heads) + 2
+    legend = [f"{VERDICT_ABBREVIATIONS[v]} = {v}" for v in FAULT_VERDICTS if VERDICT_ABBREVIATIONS[v] != v]
+    lines += ["", *_wrap("Faults (games lost by each verdict; ", legend, ")"),
+              f"{'engine':<{width}}  {'lost':>5}" + "".join(f"{head:>{column}}" for head in heads)]
     for row in report.engines:
-        lines.append(
-            f"{row.name:<{width}}  " + "".join(f"{row.faults.get(v, 0):>{column}}" for v in FAULT_VERDICTS)
-            + f"  {row.moves:>6}  {row.mean_move_seconds:>7.3f}  {row.max_move_seconds:>6.3f}"
-        )
+        lines.append(f"{row.name:<{width}}  {row.lost_by_fault:>5}"
+                     + "".join(f"{row.faults.get(v, 0):>{column}}" for v in FAULT_VERDICTS))
+    lines += ["", "Move times (seconds per engine call)",
+              f"{'engine':<{width}}  {'moves':>6}  {'mean s':>7}  {'median s':>8}  {'p90 s':>6}  {'max s':>6}"]
+    for row in report.engines:
+        median, p90 = (row.move_quantiles[3], row.move_quantiles[5]) if row.move_quantiles else (0.0, 0.0)
+        lines.append(f"{row.name:<{width}}  {row.moves:>6}  {row.mean_move_seconds:>7.3f}  {median:>8.3f}  "
+                     f"{p90:>6.3f}  {row.max_move_seconds:>6.3f}")
     return "\n".join(lines)
 
 
@@ -234,16 +349,73 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
-def to_csv(report: Report) -> str:
-    """One row per engine: name, games, score, W/D/L, elo with interval, faults, move times."""
+def _table(header: list[str], rows: list[list[Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["name", "games", "score", "wins", "draws", "losses", "elo", "elo_low", "elo_high",
-                     *[f"faults_{v}" for v in FAULT_VERDICTS], "moves", "mean_move_seconds",
-                     "max_move_seconds"])
-    for row in report.engines:
-        writer.writerow([row.name, row.games, _points(row.score), row.wins, row.draws, row.losses,
-                         f"{row.elo:.1f}", f"{row.elo_ci[0]:.1f}", f"{row.elo_ci[1]:.1f}",
-                         *[row.faults.get(v, 0) for v in FAULT_VERDICTS], row.moves,
-                         f"{row.mean_move_seconds:.4f}", f"{row.max_move_seconds:.4f}"])
+    writer.writerow(header)
+    writer.writerows(rows)
     return buffer.getvalue()
+
+
+def _number(value: float, digits: int = 1) -> str:
+    """A float for CSV; ``inf`` and ``-inf`` as such (an unbounded end of an interval)."""
+    return f"{value:.{digits}f}" if abs(value) != float("inf") else ("inf" if value > 0 else "-inf")
+
+
+def to_csv(report: Report) -> str:
+    """The ratings table: one row per engine with W/D/L, elo with interval, faults, move times."""
+    return _table(
+        ["name", "games", "score", "wins", "draws", "losses", "elo", "elo_low", "elo_high",
+         *[f"faults_{v}" for v in FAULT_VERDICTS], "moves", "mean_move_seconds", "max_move_seconds"],
+        [[row.name, row.games, format_points(row.score), row.wins, row.draws, row.losses,
+          f"{row.elo:.1f}", f"{row.elo_ci[0]:.1f}", f"{row.elo_ci[1]:.1f}",
+          *[row.faults.get(v, 0) for v in FAULT_VERDICTS], row.moves,
+          f"{row.mean_move_seconds:.4f}", f"{row.max_move_seconds:.4f}"] for row in report.engines])
+
+
+def csv_tables(report: Report) -> dict[str, str]:
+    """Every table of the report as CSV, by file name: ratings, crosstable, pairs, by colour,
+    faults and move times, one row per engine, pairing or colour (long form, for spreadsheets)."""
+    names = [row.name for row in report.engines]
+    crosstable = []
+    for a in names:
+        for b in names:
+            got, played = report.crosstable.get(a, {}).get(b, (0.0, 0))
+            if played:
+                standing = report.standing(a, b)
+                crosstable.append([a, b, format_points(got), played, standing.wins, standing.draws, standing.losses])
+    pairs = [[a, b, estimate.pairs, *report.pentanomial[(a, b)], f"{estimate.score:.4f}", _number(estimate.elo),
+              _number(estimate.elo_ci[0]), _number(estimate.elo_ci[1]), f"{estimate.los:.4f}"]
+             for (a, b), estimate in report.paired.items()]
+    colours = [[a, b, colour, st.wins + st.draws + st.losses, st.wins, st.draws, st.losses, format_points(st.points)]
+               for (a, b), by in report.by_colour.items() for colour, st in by.items()]
+    quantile_heads = ["min", "p10", "p25", "median", "p75", "p90", "max"]
+    return {
+        "ratings.csv": to_csv(report),
+        "crosstable.csv": _table(["engine", "opponent", "points", "games", "wins", "draws", "losses"], crosstable),
+        "pairs.csv": _table(["engine", "opponent", "pairs", "pairs_0", "pairs_0.5", "pairs_1", "pairs_1.5", "pairs_2",
+                             "score", "elo", "elo_low", "elo_high", "los"], pairs),
+        "by_colour.csv": _table(["engine", "opponent", "colour", "games", "wins", "draws", "losses", "points"],
+                                colours),
+        "faults.csv": _table(["engine", "lost", *FAULT_VERDICTS],
+                             [[row.name, row.lost_by_fault, *[row.faults.get(v, 0) for v in FAULT_VERDICTS]]
+                              for row in report.engines]),
+        "move_times.csv": _table(
+            ["engine", "moves", "mean_seconds", *[f"{head}_seconds" for head in quantile_heads]],
+            [[row.name, row.moves, f"{row.mean_move_seconds:.4f}",
+              *[f"{value:.4f}" for value in row.move_quantiles or (0.0,) * len(QUANTILES)]]
+             for row in report.engines]),
+    }
+
+
+def write_csv_tables(report: Report, folder: Path) -> list[Path]:
+    """Write csv_tables into ``folder`` (created if missing); the files written."""
+    written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in csv_tables(report).items():
+            (folder / name).write_text(text, encoding="utf-8")
+            written.append(folder / name)
+    except OSError as error:
+        raise UsageError(f"cannot write {error.filename or folder}: {error.strerror or error}") from None
+    return written
