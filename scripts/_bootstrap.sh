@@ -2,6 +2,7 @@
 # The venv is (re)built when it is missing or older than pyproject.toml. It is made with the real
 # interpreter behind any pyenv/asdf shim, so engine subprocesses never pay for a shell shim.
 set -euo pipefail
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.installed"
@@ -45,6 +46,21 @@ if ! command -v bwrap >/dev/null 2>&1; then
         fi
     else
         echo "note: bubblewrap is not installed, so engines run without the sandbox; install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)" >&2
+    fi
+fi
+# The HTML reports' tests drive Debian's chromium through playwright (scripts/test asks for it; playwright
+# never downloads a browser of its own here): install it where we may (root with apt-get), else they skip.
+if [ "${ARENA_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing chromium (for the HTML reports' browser tests) with apt-get ..." >&2
+        APT_LOG="$(mktemp)"
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+               || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }; } \
+               >"$APT_LOG" 2>&1; then
+            echo "warning: installing chromium failed (log: $APT_LOG); the browser tests skip" >&2
+        fi
+    else
+        echo "note: chromium is not installed, so the HTML reports' browser tests skip; install it: sudo apt-get install chromium" >&2
     fi
 fi
 # The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
