@@ -399,8 +399,11 @@ def _reading(db: Path) -> Iterator[None]:
         raise damaged(db, error) from None
 
 
-def _print_report(db: Path, tournament: int | None, fmt: str) -> None:
-    from harness.report import build_report, render_text, to_csv, to_json
+def _print_report(db: Path, tournament: int | None, fmt: str, html: Path | None = None,
+                  csv_dir: Path | None = None) -> None:
+    from harness.html_page import output_folder
+    from harness.report import build_report, render_text, to_csv, to_json, write_csv_tables
+    from harness.report_html import write_html_report
     from harness.store import Store
 
     if not db.exists():
@@ -411,13 +414,21 @@ def _print_report(db: Path, tournament: int | None, fmt: str) -> None:
             raise UsageError(f"{db} holds no tournament yet")
         if not store.has_tournament(chosen):
             raise UsageError(f"{db} has no tournament #{chosen}")
+        html_folder = output_folder(html, "--html") if html is not None else None
+        csv_folder = output_folder(csv_dir, "--csv") if csv_dir is not None else None
         report = build_report(store, chosen)
+        pages = write_html_report(store, chosen, report, html_folder) if html_folder is not None else None
+    tables = write_csv_tables(report, csv_folder) if csv_folder is not None else []
     if fmt == "json":
         typer.echo(json.dumps(to_json(report)))
     elif fmt == "csv":
         typer.echo(to_csv(report), nl=False)
     else:
         typer.echo(render_text(report))
+        if pages is not None:
+            typer.echo(f"\nHTML report: {pages.index} (and {pages.game_pages} game pages)")
+        if tables:
+            typer.echo(f"\nCSV tables: {', '.join(str(path) for path in tables)}")
 
 
 @app.command()
@@ -470,19 +481,33 @@ def tournament(
     _guard(lambda: _print_report(db_path, summary.tournament, "text"))
 
 
-@app.command()
+@app.command(context_settings={"allow_extra_args": True})  # `--csv DIR`: DIR arrives as an extra argument
 def report(
+    context: typer.Context,
     db: Annotated[Path, typer.Argument(help="Results database of a tournament.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    as_csv: Annotated[bool, typer.Option("--csv", help="Print the ratings table as CSV.")] = False,
+    as_csv: Annotated[bool, typer.Option(
+        "--csv", help="Print the ratings table as CSV; --csv DIR writes every table into DIR instead, one CSV "
+                      "file each (ratings, crosstable, pairs, by_colour, faults, move_times).")] = False,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", metavar="DIR", help="Also write the report as pages into DIR (index.html, a replay per "
+                                      "game); they work offline.")] = None,
     tournament_id: Annotated[
         Optional[int], typer.Option("--tournament", help="Tournament number in the database (default: latest).")
     ] = None,
 ) -> None:
-    """Print a tournament's crosstable, ratings, faults and move times."""
-    if as_json and as_csv:
-        raise _fail("give at most one of --json and --csv")
-    _guard(lambda: _print_report(db, tournament_id, "json" if as_json else "csv" if as_csv else "text"))
+    """Print a tournament's crosstable, ratings, faults and move times; write them as pages or CSV files."""
+    extra = list(context.args)
+    if extra and not as_csv:
+        raise _fail(f"unexpected argument {extra[0]!r}: a folder for the CSV tables goes after --csv "
+                    f"(arena report {db} --csv {extra[0]})")
+    if len(extra) > 1:
+        raise _fail(f"unexpected argument {extra[1]!r}: --csv takes one folder")
+    csv_dir = Path(extra[0]) if extra else None
+    if as_json and as_csv and csv_dir is None:
+        raise _fail("give at most one of --json and --csv (or --csv DIR to write the tables to files)")
+    fmt = "json" if as_json else "csv" if as_csv and csv_dir is None else "text"
+    _guard(lambda: _print_report(db, tournament_id, fmt, html, csv_dir))
 
 
 @app.command()

@@ -1,0 +1,143 @@
+"""Pieces shared by the project's HTML pages (tournament reports, game replays, validation reports):
+the page frame with its style sheet and replay script, boards drawn as SVG, and replay widgets.
+
+Every page works offline from ``file://``: nothing is loaded from the network. Every text that an
+engine or a config can choose (names, output tails, details) goes through ``esc`` or, inside a
+replay's JSON, through ``json_script``, which the script reads with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+ASSETS = ("arena.css", "replay.js")
+"""The static files a folder of pages links to (harness/static)."""
+PITCH = 30
+"""Pixels from one board cell to the next."""
+
+
+def esc(value: object) -> str:
+    """Text made safe for HTML content and quoted attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def asset(name: str) -> str:
+    return resources.files("harness").joinpath("static").joinpath(name).read_text(encoding="utf-8")
+
+
+def write_assets(folder: Path) -> None:
+    for name in ASSETS:
+        (folder / name).write_text(asset(name), encoding="utf-8")
+
+
+def json_script(data: Any, css_class: str) -> str:
+    """Data for a page's script, inert: a JSON script element that no text in ``data`` can close."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" class="{css_class}">{text}</script>'
+
+
+def page(title: str, body: str, root: str | None = "", scripts: bool = False) -> str:
+    """A whole page. ``root`` is the relative path to the folder holding the assets (``""`` or
+    ``"../"``); None puts the style sheet and script inside the page (a single-file report)."""
+    if root is None:
+        head = f"<style>\n{asset('arena.css')}</style>"
+        tail = f"<script>\n{asset('replay.js')}</script>" if scripts else ""
+    else:
+        head = f'<link rel="stylesheet" href="{root}arena.css">'
+        tail = f'<script src="{root}replay.js"></script>' if scripts else ""
+    return (
+        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<link rel='icon' href='data:,'><title>{esc(title)}</title>{head}</head>\n<body>\n{body}\n{tail}</body></html>\n"
+    )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One position of a replay."""
+
+    board: str
+    column: int = 0
+    """The column of the move that led here (negative for a Betsy rotation), 0 for none."""
+    caption: str = ""
+
+
+def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board") -> str:
+    """A board (row-major from the top, ``x``/``o``/``.``) as SVG: a circle per cell in board
+    order, column numbers below, and a highlight of the last move's column that the replay
+    script moves. ``shaded_rows``: the top rows shaded (Betsy's, where lines count)."""
+    rows = len(board) // columns if columns else 0
+    left, top = 6, 6
+    width, height = left * 2 + columns * PITCH, top + rows * PITCH + 34
+    parts = [f'<svg class="board" role="img" aria-label="{esc(label)}" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}" data-pitch="{PITCH}" data-left="{left}" '
+             f'xmlns="http://www.w3.org/2000/svg">',
+             f'<rect class="frame" x="{left}" y="{top}" width="{columns * PITCH}" height="{rows * PITCH}"/>']
+    if shaded_rows:
+        parts.append(f'<rect class="shade" x="{left}" y="{top}" width="{columns * PITCH}" '
+                     f'height="{min(shaded_rows, rows) * PITCH}"/>')
+    parts.append(f'<rect class="lastcol" x="{left}" y="{top}" width="{PITCH}" height="{rows * PITCH}" '
+                 f'visibility="hidden"/>')
+    radius = PITCH // 2 - 3
+    for index, ch in enumerate(board[: rows * columns]):
+        row, column = divmod(index, columns)
+        kind = "x" if ch == "x" else "o" if ch == "o" else "e"
+        parts.append(f'<circle class="cell {kind}" cx="{left + column * PITCH + PITCH // 2}" '
+                     f'cy="{top + row * PITCH + PITCH // 2}" r="{radius}"/>')
+    numbers_y = top + rows * PITCH + 14
+    parts += [f'<text class="colno" x="{left + column * PITCH + PITCH // 2}" y="{numbers_y}">{column + 1}</text>'
+              for column in range(columns)]
+    parts.append(f'<text class="rotation" x="{left}" y="{numbers_y + 16}" visibility="hidden">&#x21bb; rotated</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def replay_html(element_id: str, steps: list[Step], columns: int, shaded_rows: int = 0, start: int = 0,
+                moves_table: str = "") -> str:
+    """A replay: the board (drawn at step ``start``; -1 for the last), step buttons, a slider and
+    the caption of the step shown; ``moves_table`` (rows with ``data-step`` and ``data-replay``)
+    beside it. The script (replay.js) does the stepping."""
+    last = len(steps) - 1
+    index = last if start < 0 else min(start, last)
+    shown = steps[index]
+    frames = [{"b": step.board, "c": step.column, "t": step.caption} for step in steps]
+    controls = (
+        '<div class="controls">'
+        '<button type="button" data-go="first" title="start (Home)" aria-label="start">|&#x25c0;</button>'
+        '<button type="button" data-go="prev" title="previous ply (left arrow)" aria-label="previous">&#x25c0;</button>'
+        f'<span class="counter">ply {index} / {last}</span>'
+        '<button type="button" data-go="next" title="next ply (right arrow)" aria-label="next">&#x25b6;</button>'
+        '<button type="button" data-go="last" title="end (End)" aria-label="end">&#x25b6;|</button>'
+        f'<input class="scrub" type="range" min="0" max="{last}" value="{index}" aria-label="ply">'
+        "</div>"
+    )
+    board = board_svg(shown.board, columns, shaded_rows, "the board at the step shown")
+    panel = f'<div class="moves-panel">{moves_table}</div>' if moves_table else ""
+    return (
+        f'<div class="replay" id="{esc(element_id)}" tabindex="0" data-start="{start}">'
+        f'<div class="stage">{controls}{board}<p class="caption">{esc(shown.caption)}</p>'
+        '<p class="keys">Keys: &#x2190; &#x2192; one ply, Home and End the ends; or click a move.</p>'
+        f"{json_script(frames, 'frames')}</div>{panel}</div>"
+    )
+
+
+def output_folder(path: Path, option: str) -> Path:
+    """``path`` as a folder to write into, created if missing; UsageError naming ``option`` otherwise."""
+    from harness.errors import UsageError
+
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"invalid {option} {path}: it is a file; give a folder (created if missing)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot create {option} {path}: {error.strerror or error}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"invalid {option} {path}: cannot write there (permission denied)")
+    return path
