@@ -7,9 +7,11 @@ board with its game's width (harness.games.registry).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game, render_grid
+from harness.html_page import Step, esc, page, replay_html
 from harness.positions import suites
 from harness.protocol import Verdict
 from harness.validate import Check, ValidationReport
@@ -146,11 +148,51 @@ def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
         return None
 
 
-def render_html(report: ValidationReport) -> str:
-    """A self-contained page: verdict, a summary table, every check with its evidence (the position,
-    the program's board beside the right one, columns numbered), and the strength games."""
-    from html import escape
+def _players(entry: dict[str, Any]) -> dict[str, str]:
+    """Who played x and o in a strength game."""
+    program, opponent = "the program", str(entry["opponent"])
+    return {"x": program, "o": opponent} if entry["student_plays"] == "x" else {"x": opponent, "o": program}
 
+
+def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
+    """A strength game of the validator's report as replay steps: the start, then each ply (a
+    forfeit keeps the board it was played on)."""
+    moves = entry["moves"]
+    names = _players(entry)
+    board = entry.get("start_board") or ""
+    first = moves[0][0] if moves else "x"
+    steps = [Step(board, 0, f"start: {first} to move (x = {names['x']}, o = {names['o']})")]
+    for ply, (player, move, after, verdict, seconds) in enumerate(moves, 1):
+        if verdict == Verdict.OK.value and move is not None and after:
+            board, column, what = after, int(move), game.describe_move(int(move))
+        else:
+            column, what = 0, f"forfeits: {verdict}"
+        steps.append(Step(board, column, f"ply {ply}/{len(moves)}: {player} ({names.get(player, player)}) {what} "
+                                         f"({seconds:.2f} s)"))
+    if len(steps) > 1:
+        last = steps[-1]
+        steps[-1] = Step(last.board, last.column, f"{last.caption}. Result {entry['result']}: {entry['reason']}")
+    return steps
+
+
+def _strength_moves_table(game: Game, entry: dict[str, Any], replay_id: str) -> str:
+    rows = [f'<tr data-step="0" data-replay="{replay_id}"><td class="num">0</td><td colspan="4">start</td></tr>']
+    names = _players(entry)
+    for ply, (player, move, _board, verdict, seconds) in enumerate(entry["moves"], 1):
+        ok = verdict == Verdict.OK.value and move is not None
+        what = game.describe_move(int(move)) if ok else "forfeits"
+        rows.append(f'<tr data-step="{ply}" data-replay="{replay_id}"><td class="num">{ply}</td>'
+                    f'<td>{esc(player)} {esc(names.get(player, ""))}</td>'
+                    f'<td>{esc(what)}</td><td class="num">{seconds:.2f}</td>'
+                    f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
+    return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
+            '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+
+
+def render_html(report: ValidationReport) -> str:
+    """A self-contained page (the project's style sheet and replay script inside it): verdict, a
+    summary table with links to the strength games, every check with its evidence (the position,
+    the program's board beside the right one, columns numbered), and a replay of each strength game."""
     game = get_game(report.game)
     betsy = report.game == "betsy"
 
@@ -168,45 +210,39 @@ def render_html(report: ValidationReport) -> str:
                 for ch in board[r * n:(r + 1) * n]
             )
             rows.append(f"<tr>{cells}</tr>")
-        head = f"<caption>{escape(caption)}</caption>" if caption else ""
+        head = f"<caption>{esc(caption)}</caption>" if caption else ""
         return f'<table class="board">{head}{"".join(rows)}</table>'
 
+    games = report.strength.get("games") or []
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{game.title} validation</title><style>",
-        "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}",
-        ".pass{color:#176117}.fail{color:#a11}.warn{color:#a60}.unjudged{color:#666}",
-        "table.board{border-collapse:collapse;margin:.3em 1em .3em 0;display:inline-table;vertical-align:top}",
-        "table.board td{width:1.3em;height:1.3em;border:1px solid #999;text-align:center;font-size:1.1em}",
-        "table.board th{font-size:.75em;color:#555;font-weight:normal}caption{font-size:.8em}",
-        "td.top{background:#f4f1e4}td.x{color:#1e50c8}td.o{color:#c81e1e}",
-        "table.summary{border-collapse:collapse}table.summary td,table.summary th{border:1px solid #ccc;"
-        "padding:.2em .6em;text-align:left}",
-        "details{margin:.2em 0 .2em 1em}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}",
-        "</style></head><body>",
-        f"<h1>{game.title} validation</h1><p><b>Program:</b> <code>{escape(report.program)}</code></p>",
-        f"<p class='{'pass' if report.passed else 'fail'}'><b>{escape(report.verdict)}</b></p>",
+        f"<h1>{game.title} validation</h1><p><b>Program:</b> <code>{esc(report.program)}</code></p>",
+        f"<p class='{'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
         "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
     ]
     css_of = {"pass": "pass", "fail": "fail", "not judged": "unjudged"}
     for name, category in report.categories.items():
         status = "info" if name == "strength" and category.judged else category.status
-        parts.append(f"<tr><td><a href='#{name}'>{escape(name)}</a></td><td class='{css_of.get(category.status)}'>"
-                     f"{escape(status)}</td><td>{escape(category.summary)}</td></tr>")
+        parts.append(f"<tr><td><a href='#{name}'>{esc(name)}</a></td><td class='{css_of.get(category.status)}'>"
+                     f"{esc(status)}</td><td>{esc(category.summary)}</td></tr>")
     parts.append("</table>")
+    if games:
+        links = ", ".join(f"<a href='#game-{number}'>game {number}</a> (as {esc(entry['student_plays'])} against "
+                          f"{esc(entry['opponent'])}, {entry['score']:g})" for number, entry in enumerate(games, 1))
+        parts.append(f"<p>Replays of the strength games: {links}.</p>")
     for name, category in report.categories.items():
-        parts.append(f"<h2 id='{name}' class='{css_of[category.status]}'>{escape(name)}: "
-                     f"{escape(category.summary)}</h2>")
+        parts.append(f"<h2 id='{name}' class='{css_of[category.status]}'>{esc(name)}: "
+                     f"{esc(category.summary)}</h2>")
         for check in category.checks:
             css = ("unjudged" if not check.judged else "fail" if not check.passed
                    else "warn" if check.warning else "pass")
             mark = {"unjudged": "–", "fail": "✗", "warn": "!", "pass": "✓"}[css]
             parts.append(f"<details{' open' if css == 'fail' and name != 'strength' else ''}>"
-                         f"<summary class='{css}'>{mark} {escape(check.id)}: {escape(check.detail)}</summary>")
+                         f"<summary class='{css}'>{mark} {esc(check.id)}: {esc(check.detail)}</summary>")
             if check.command:
-                parts.append(f"<p>Command:</p><pre>{escape(check.command)}</pre>")
+                parts.append(f"<p>Command:</p><pre>{esc(check.command)}</pre>")
             if check.board:
                 shading = " (shaded: the top n rows, where lines count)" if betsy else ""
-                parts.append(f"<p>Position: {escape(game.size_phrase(check.size))}, {escape(check.player)} to move"
+                parts.append(f"<p>Position: {esc(game.size_phrase(check.size))}, {esc(check.player)} to move"
                              f"{shading}</p>")
                 parts.append(board_html(check.board, check.size, "asked"))
                 boards = _program_and_expected(game, check)
@@ -216,25 +252,26 @@ def render_html(report: ValidationReport) -> str:
                     parts.append(board_html(right, check.size, "the board its move gives") if right
                                  else "<p>(its move is not legal here)</p>")
             if check.printed:
-                parts.append(f"<p>Printed (last lines):</p><pre>{escape(chr(10).join(check.printed))}</pre>")
+                parts.append(f"<p>Printed (last lines):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
             if check.stderr.strip():
-                parts.append(f"<p>Stderr (end):</p><pre>{escape(check.stderr[-800:])}</pre>")
+                parts.append(f"<p>Stderr (end):</p><pre>{esc(check.stderr[-800:])}</pre>")
             if check.expected:
-                parts.append(f"<p>Expected: {escape(check.expected)}</p>")
+                parts.append(f"<p>Expected: {esc(check.expected)}</p>")
             parts.append("</details>")
-    games = report.strength.get("games") or []
     if games:
         parts.append("<h2 id='games'>Strength games</h2>")
+    size = str(report.strength.get("size", ""))
+    columns = _columns(report.game, size)
     for number, entry in enumerate(games, 1):
         end = (f"adjudicated at the ply cap: {entry['adjudication']['why']}" if entry["adjudication"]
                else entry["reason"])
-        parts.append(f"<details><summary>game {number}: the program as {entry['student_plays']} against "
-                     f"{escape(entry['opponent'])}, score {entry['score']:g}; {escape(end)}</summary><ol>")
-        for player, move, board, verdict, seconds in entry["moves"]:
-            parts.append(f"<li>{player}: {escape(str(move))} ({seconds:.2f} s, {escape(verdict)}) "
-                         f"<code>{escape(board or '')}</code></li>")
-        parts.append("</ol>")
+        parts.append(f"<details id='game-{number}'><summary>game {number}: the program as {esc(entry['student_plays'])} "
+                     f"against {esc(entry['opponent'])}, score {entry['score']:g}; {esc(end)}</summary>")
+        steps = strength_steps(game, entry)
+        if columns and all(len(step.board) == len(steps[0].board) for step in steps):
+            replay_id = f"game-{number}-replay"
+            parts.append(replay_html(replay_id, steps, columns, columns if betsy else 0, 0,
+                                     _strength_moves_table(game, entry, replay_id)))
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
-        parts.append(board_html(last, str(report.strength.get("size", "")), "final board") + "</details>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+        parts.append(board_html(last, size, "final board") + "</details>")
+    return page(f"{game.title} validation", "\n".join(parts), None, scripts=bool(games))
