@@ -22,7 +22,21 @@
     var counter = root.querySelector(".counter");
     var scrub = root.querySelector("input.scrub");
     var rows = document.querySelectorAll("tr[data-step][data-replay='" + root.id + "']");
+    var panel = root.querySelector(".moves-panel");
     var step = -1;
+
+    function reveal(row) {
+      // Scroll the list of moves (not the page) so that the current move shows, below the heads.
+      var box = panel.getBoundingClientRect();
+      var head = panel.querySelector("thead");
+      var top = box.top + (head ? head.getBoundingClientRect().height : 0);
+      var place = row.getBoundingClientRect();
+      if (place.top < top) {
+        panel.scrollTop -= top - place.top;
+      } else if (place.bottom > box.bottom) {
+        panel.scrollTop += place.bottom - box.bottom;
+      }
+    }
 
     function show(wanted) {
       var k = Math.max(0, Math.min(frames.length - 1, wanted));
@@ -53,6 +67,9 @@
       for (var r = 0; r < rows.length; r++) {
         var current = Number(rows[r].getAttribute("data-step")) === k;
         rows[r].classList.toggle("current", current);
+        if (current && panel && panel.contains(rows[r])) {
+          reveal(rows[r]);
+        }
       }
       root.setAttribute("data-step", String(k));
       step = k;
