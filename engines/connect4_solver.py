@@ -211,6 +211,13 @@ class Solver:
         lower = 4 * size
         split = 2 * size
         nodes = 0
+        # By discs played: the score of losing at the opponent's next disc, and the bounds when neither
+        # side can win at its next disc (both 0 with two cells or fewer left: a draw).
+        losses = [-((size - n) // 2) for n in range(size)]
+        lows = [-((size - 2 - n) // 2) if n < size - 2 else 0 for n in range(size)]
+        highs = [(size - 1 - n) // 2 if n < size - 2 else 0 for n in range(size)]
+        # Alpha from which every child fails low at its first bound unless it has no safe reply.
+        next_win_only = [-lows[n + 1] if n + 1 < size - 2 else size for n in range(size)]
 
         def spread(possible: int) -> tuple[int, int, tuple[tuple[int, int, int], ...]]:
             """The moves of ``possible`` in lanes: (moves, one bit per lane, (move, priority, offset)...)."""
@@ -228,6 +235,31 @@ class Solver:
             result = spreads[possible] = (moves_in_lanes, ones, tuple(entries))
             return result
 
+        def settle(key: int, mask: int, moves: int, alpha: int, children: list[tuple[int, int, int]]) -> int:
+            """Where only a win with the mover's next disc reaches beta: look for one without recursing.
+
+            It exists when a move leaves the opponent no reply that both parries every playable winning
+            cell and stays off the cell under one; otherwise every child fails low at its first bound.
+            """
+            for _, move, threats in children:
+                playable = ((mask | move) + bottom) & board
+                forced = playable & threats
+                if forced:
+                    if forced & (forced - 1) or not forced & ~(threats >> 1):
+                        break
+                elif not playable & ~(threats >> 1):
+                    break
+            else:
+                if len(table) >= table_size:
+                    trim()
+                table[key] = alpha
+                return alpha
+            score = -losses[moves + 1]
+            if len(table) >= table_size:
+                trim()
+            table[key] = score + lower
+            return score
+
         def trim() -> None:
             for old in list(islice(table, table_size // 2)):
                 del table[old]
@@ -240,20 +272,18 @@ class Solver:
             forced = possible & opp_wins
             if forced:
                 if forced & (forced - 1):
-                    return -((size - moves) // 2)
+                    return losses[moves]
                 possible = forced
             # Never play right under a cell where the opponent would then win.
             possible &= ~(opp_wins >> 1)
             if not possible:
-                return -((size - moves) // 2)
-            if moves >= size - 2:
-                return 0
-            low = -((size - 2 - moves) // 2)
+                return losses[moves]
+            low = lows[moves]
             if alpha < low:
                 alpha = low
                 if alpha >= beta:
                     return alpha
-            high = (size - 1 - moves) // 2
+            high = highs[moves]
             key = current + mask
             value = table_get(key)
             if value is not None:
@@ -279,6 +309,8 @@ class Solver:
                 t |= t >> direction_lane2
                 t |= t >> direction_lane
                 children = [(0, possible, (t >> guard) & (board ^ mask))]
+                if alpha >= next_win_only[moves]:
+                    return settle(key, mask, moves, alpha, children)
             else:
                 lanes = spreads_get(possible)
                 if lanes is None:
@@ -296,6 +328,8 @@ class Solver:
                 b = p >> h2
                 r |= (a & (a << h2)) & ((p << h2x3) | b) | (b & (b >> h2)) & ((p >> h2x3) | a)
                 r &= (board ^ mask) * ones
+                if alpha >= next_win_only[moves]:
+                    return settle(key, mask, moves, alpha, [(0, move, (r >> offset) & board) for move, _, offset in entries])
                 children = []
                 child_keys = opponent + mask
                 for move, rank, offset in entries:
