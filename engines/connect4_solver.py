@@ -118,7 +118,8 @@ def parse_moves(text: str, width: int = 7, height: int = 6) -> State:
     if not text.isascii() or not text.isdigit():
         for index, char in enumerate(text):
             if not ("0" <= char <= "9"):
-                raise PositionError(f"invalid character {char!r} at index {index} of {text!r}: moves are column digits 1..{width}")
+                hint = f"1..{width}" if width <= 9 else "1..9 (from_columns takes columns above 9)"
+                raise PositionError(f"invalid character {char!r} at index {index} of {text!r}: moves are column digits {hint}")
     return from_columns([ord(char) - 48 for char in text], width, height)
 
 
