@@ -132,11 +132,11 @@ def test_match_openings_and_seed_give_each_opening_to_a_colour_swapped_pair(tmp_
     from harness.schedule import random_opening
 
     openings = tmp_path / "openings.txt"
-    openings.write_text("7x6 x " + "." * 42 + "  # the empty board\n7x6 o " + "." * 37 + "x" + "." * 4 + "\n")
+    openings.write_text("4x4 x " + "." * 16 + "  # the empty board\n4x4 o " + "." * 13 + "x" + "." * 2 + "\n")
     result = run_program([ARENA, "match", "random", "greedy", "--game", "connect4", "--openings", str(openings),
                           "--games", "6", "--json"], timeout=120)
     assert result.returncode == 0, result.stderr
-    empty, one = ("x", "." * 42), ("o", "." * 37 + "x" + "." * 4)
+    empty, one = ("x", "." * 16), ("o", "." * 13 + "x" + "." * 2)
     assert _starts(result.stdout) == [(*empty, "random"), (*empty, "greedy"), (*one, "random"), (*one, "greedy"),
                                       (*empty, "random"), (*empty, "greedy")]
     seeded = run_program([ARENA, "match", "random", "greedy", "--n", "4", "--seed", "7", "--games", "4", "--json"])
