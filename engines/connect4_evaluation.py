@@ -8,7 +8,8 @@ Three terms, from x's point of view, then signed for the side to move:
   ``THREAT`` and any other threat ``WEAK_THREAT``.
 - **Zugzwang**: by that rule, x wins the filled-up board with an odd threat that no threat of o's
   lies under (or on) in its column; failing that, o wins with such an even threat. The side it
-  favours gets ``ZUGZWANG``.
+  favours gets ``ZUGZWANG`` (in ``evaluate``, the searches' evaluation; greedy's ``balance`` goes
+  without it).
 - **Centre**: each disc is worth ``CENTRE`` per window of four through its cell (3 in a corner of
   7x6, 13 in the middle), so central discs, which take part in more fours, count more.
 
@@ -45,6 +46,7 @@ def _at_or_above(cells: int, g: Geometry) -> int:
         cells |= (cells & rows) << k
     return cells
 
+
 _TABLES: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], int, int]] = {}
 
 
@@ -75,7 +77,11 @@ def _tables(g: Geometry) -> tuple[tuple[tuple[int, int], ...], int, int]:
 
 
 def evaluate(position: Position) -> int:
-    """The static value for the side to move (0 for a full board: a draw)."""
+    """The static value for the side to move (0 for a full board: a draw): the searches'."""
+    return _evaluate(position, ZUGZWANG)
+
+
+def _evaluate(position: Position, zugzwang: int) -> int:
     g = position.geometry
     x, o = position.masks
     empty = g.board_mask ^ (x | o)
@@ -90,16 +96,18 @@ def evaluate(position: Position) -> int:
     if x_threats or o_threats:
         # Who wins when the board fills up with both sides answering in the same column: x with
         # an odd threat that no o threat lies under (or on), else o with such an even threat.
-        if x_threats & x_rows & ~_at_or_above(o_threats, g):
-            score += ZUGZWANG
-        elif o_threats & o_rows & ~_at_or_above(x_threats, g):
-            score -= ZUGZWANG
+        if zugzwang:
+            if x_threats & x_rows & ~_at_or_above(o_threats, g):
+                score += zugzwang
+            elif o_threats & o_rows & ~_at_or_above(x_threats, g):
+                score -= zugzwang
         score += THREAT * ((x_threats & x_rows).bit_count() - (o_threats & o_rows).bit_count())
         score += WEAK_THREAT * ((x_threats & o_rows).bit_count() - (o_threats & x_rows).bit_count())
     return -score if position.turn else score
 
 
 def balance(position: Position, colour: Colour) -> int:
-    """``evaluate`` from ``colour``'s point of view."""
-    score = evaluate(position)
+    """Greedy's value from ``colour``'s point of view: ``evaluate`` without the zugzwang term, so
+    that the baseline opponent stays the one the figures were measured against."""
+    score = _evaluate(position, 0)
     return score if position.turn == colour else -score

@@ -287,6 +287,8 @@ def test_evaluation_gives_the_zugzwang_to_odd_x_threats_then_even_o_threats() ->
     assert odd_x.winning_cells(PLAYER_X) & ~odd_x.masks[1] == 1 << (3 * cell)
     assert odd_x.winning_cells(PLAYER_O) & ~odd_x.masks[0] == 1 << (3 * cell + 1)
     assert evaluate(odd_x) == centre_term(odd_x) + THREAT - THREAT + ZUGZWANG
+    # Greedy's balance goes without the term.
+    assert balance(odd_x, PLAYER_X) == centre_term(odd_x) and balance(even_o, PLAYER_O) == THREAT - centre_term(even_o)
 
 
 def test_evaluation_of_a_full_board_is_a_draw() -> None:
