@@ -20,7 +20,7 @@ except ImportError:  # typer before 0.20 runs on click itself
 
 from harness.errors import HarnessError, StoreError, UsageError
 from harness.games.errors import PositionError
-from harness.games.registry import PLAYERS
+from harness.games.registry import PLAYERS, move_list
 from harness.sandbox import SandboxMode
 
 TYPE_CHECKING = False
@@ -104,10 +104,8 @@ def moves(
     position = _guard(lambda: _parse_position(game, size, player, board, win_priority))
     rules = _rules(game)
     rows = []
-    for move in position.legal_moves():
-        child = position.after(move)
-        winner = child.winner()
-        rows.append((move, child.board(), None if winner is None else PLAYERS[winner]))
+    for move, child_board, winner in move_list(position):
+        rows.append((move, child_board, None if winner is None else PLAYERS[winner]))
     if as_json:
         typer.echo(json.dumps([{"move": m, "board": b, "winner": w} for m, b, w in rows]))
         return
@@ -161,6 +159,12 @@ def _print_move(record: GameRecord, move: MoveRecord, position: Any) -> None:
         typer.echo("        " + row)
 
 
+def _size_refused(option: str, value: str | int, error: PositionError) -> UsageError:
+    """A size the rules refused, said for the option: the rules' reason without their own prefix."""
+    shown = repr(value) if isinstance(value, str) else str(value)
+    return UsageError(f"invalid {option} {shown}: {str(error).partition(': ')[2] or error}")
+
+
 def _game_size(game: str, n: int | None, size: str | None) -> str:
     """The board size from --n (Betsy) or --size (any game), checked; the game's default if neither."""
     rules = _rules(game)
@@ -173,13 +177,13 @@ def _game_size(game: str, n: int | None, size: str | None) -> str:
         try:
             return rules.parse_size(str(n))
         except PositionError as error:
-            raise UsageError(f"invalid --n {n}: {str(error).partition(': ')[2] or error}") from None
+            raise _size_refused("--n", n, error) from None
     if size is None:
         return rules.default_size
     try:
         return rules.parse_size(size)
     except PositionError as error:
-        raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
+        raise _size_refused("--size", size, error) from None
 
 
 def _match_starts(settings: Any, board_size: str, size_given: bool, start: tuple[str, str, str] | None,
@@ -331,7 +335,7 @@ def solve(
         try:
             width, height = parse_size(size)
         except PositionError as error:
-            raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
+            raise _size_refused("--size", size, error) from None
         if width > 9:
             raise UsageError(f"invalid --size {size!r}: Pons's notation has one digit per move, so widths up to 9")
         if positions is not None and not positions.is_file():
@@ -780,7 +784,7 @@ def _parse_sizes(game: str, n: str | None, size: str | None) -> tuple[str, ...]:
     try:
         return rules.sizes(size)
     except PositionError as error:
-        raise UsageError(f"invalid --size {size!r}: {str(error).partition(': ')[2] or error}") from None
+        raise _size_refused("--size", size, error) from None
 
 
 @app.command()

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.engines import EngineSpec
 from harness.games.errors import PositionError
-from harness.games.registry import PLAYERS
+from harness.games.registry import PLAYERS, move_list
 from harness.match import GameRecord, MoveRecord, Termination, finish, game_end
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
@@ -163,9 +163,7 @@ def legal_moves_text(session: Session) -> str:
     rules = session.settings.rules
     position = session.position
     lines = []
-    for move in position.legal_moves():
-        child = position.after(move)
-        winner = child.winner()
+    for move, _board, winner in move_list(position):
         effect = "game goes on" if winner is None else f"{PLAYERS[winner]} wins"
         lines.append(f"  {move:>3}  {rules.describe_move(move)}: {effect}")
     return "legal moves:\n" + "\n".join(lines)

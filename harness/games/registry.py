@@ -12,7 +12,6 @@ Four's tables, and the other way round.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.games.errors import PositionError
@@ -282,16 +281,9 @@ def game_of(position: object) -> Game:
     raise TypeError(f"not a game position: {position!r}")
 
 
-def size_of(position: Any) -> str:
-    return str(position.size_text)
-
-
 def move_list(position: Any) -> Iterator[tuple[int, str, int | None]]:
     """Every legal move with the board after it and the winner then (a colour or None)."""
     for move in position.legal_moves():
         child = position.after(move)
         yield move, child.board(), child.winner()
 
-
-def parse_sizes(game: Game, values: Sequence[str | int]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(game.parse_size(value) for value in values))
