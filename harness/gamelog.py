@@ -19,7 +19,7 @@ from harness.errors import UsageError
 from harness.games.errors import PositionError
 from harness.games.registry import get_game
 from harness.match import Fault, GameRecord, MoveRecord, Termination
-from harness.protocol import CallWarning, Verdict, WarningKind
+from harness.protocol import CallWarning, Verdict
 from harness.store import GameRow, Store
 
 EXTRA_KEYS = ("game_id", "key", "pair_key", "round", "finished_at", "tournament")
@@ -81,14 +81,11 @@ def record_from_json(data: dict[str, Any], where: str) -> GameRecord:
             raise UsageError(f"{where}: missing {', '.join(missing)}; give lines written by 'arena export'")
         moves = tuple(
             MoveRecord(m["ply"], m["player"], m["engine"], m["move"], m["board"], Verdict(m["verdict"]),
-                       float(m["seconds"]), tuple(CallWarning(WarningKind(w["kind"]), w["text"]) for w in m["warnings"]),
+                       float(m["seconds"]), tuple(CallWarning.from_json(w) for w in m["warnings"]),
                        m["detail"])
             for m in data["moves"])
         fault_data = data.get("fault")
-        fault = None if fault_data is None else Fault(
-            fault_data["engine"], fault_data["player"], Verdict(fault_data["verdict"]), fault_data["detail"],
-            fault_data["exit_status"], tuple(fault_data["stdout_tail"]), fault_data["stderr_tail"],
-            tuple(fault_data["argv"]))
+        fault = None if fault_data is None else Fault.from_json(fault_data)
         record = GameRecord(
             data["x"], data["o"], data["game"], data["size"], float(data["time"]), data["start_board"],
             data["start_player"], int(data["max_plies"]), data["win_priority"], list(moves), data["result"],

@@ -69,6 +69,12 @@ class Fault:
     stderr_tail: str
     argv: tuple[str, ...]
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fault:
+        """The fault from its JSON form (as stored, and as ``to_json`` writes it)."""
+        return cls(data["engine"], data["player"], Verdict(data["verdict"]), data["detail"], data["exit_status"],
+                   tuple(data["stdout_tail"]), data["stderr_tail"], tuple(data["argv"]))
+
 
 @dataclass
 class GameRecord:

@@ -74,6 +74,11 @@ class CallWarning(str):
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind.value, "text": str(self)}
 
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> CallWarning:
+        """The warning from its ``{kind, text}`` form."""
+        return cls(WarningKind(data["kind"]), str(data["text"]))
+
 
 # A well-formed answer: two tokens, a signed whole number and a board of . x o. Range, legality and
 # board length are judged afterwards, so a wrong board is a board-mismatch rather than "no answer".

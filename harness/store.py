@@ -210,7 +210,7 @@ def file_sha256(path: str | None) -> str | None:
 def _warning(item: Any) -> CallWarning:
     """A stored warning: ``{kind, text}``, or its text alone (databases from before warnings had kinds)."""
     if isinstance(item, dict):
-        return CallWarning(WarningKind(item["kind"]), str(item["text"]))
+        return CallWarning.from_json(item)
     text = str(item)
     kind = (WarningKind.LINES_AFTER_ANSWER if "after the answer" in text
             else WarningKind.KILLED_AT_DEADLINE if "deadline" in text
@@ -546,9 +546,7 @@ class Store:
         ]
         fault = None
         if fault_json is not None:
-            data = json.loads(fault_json)
-            fault = Fault(data["engine"], data["player"], Verdict(data["verdict"]), data["detail"],
-                          data["exit_status"], tuple(data["stdout_tail"]), data["stderr_tail"], tuple(data["argv"]))
+            fault = Fault.from_json(json.loads(fault_json))
         return GameRecord(x, o, game, size, seconds, start_board, start_player, max_plies, win_priority, moves,
                           result, winner, Termination(termination) if termination else None, reason, fault)
 
