@@ -8,7 +8,7 @@ It prints the best move of each completed iteration (so a kill at the deadline s
 answer) and exits by about 0.9 x the limit, counting its own start-up.
 
 In a Connect Four endgame (engines.connect4_endgame: at most ENDGAME_EMPTY empty cells) the exact
-solver has the first ``ENDGAME_SHARE`` of the time: a proven win, or every move solved, is played
+solver has the first ``ENDGAME_SHARE`` (engines.connect4_endgame) of the time: a proven win, or every move solved, is played
 at once; otherwise the search decides, overruled only by a move the solver proved better.
 Measured against homework at 8x8 as o (50 openings of the strength config, in-process, 0.3 s per
 move): 32/50 without the solver, 36 and 43/50 (two runs) with it.
@@ -49,9 +49,6 @@ def answer_deadline(seconds: float, started: float, startup: float) -> float:
     return started - startup + TIME_FRACTION * seconds - EXIT_MARGIN
 
 
-ENDGAME_SHARE = 0.6
-"""Connect Four: the share of the time the exact solver may take first, in the endgame
-(engines.connect4_endgame); the search has the rest when it proves nothing."""
 CONTEMPT = 20
 """A draw by repetition counts as this much below level for the engine (see AlphaBeta.contempt)."""
 
@@ -150,10 +147,9 @@ def _choose(request: Request) -> Move:
             return known
     solved: dict[Move, int] = {}
     if not isinstance(position, Position) and "depth" not in request.options and "nodes" not in request.options:
-        from engines.connect4_endgame import endgame
+        from engines.connect4_endgame import endgame_first
 
-        now = time.monotonic()
-        proven, solved = endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
+        proven, solved = endgame_first(position, deadline)
         if proven is not None:
             return proven
     contempt = int(request.options.get("contempt", CONTEMPT))

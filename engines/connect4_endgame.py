@@ -20,6 +20,10 @@ import time
 from engines.connect4_solver import Solver, State
 from harness.games.connect4 import Move, Position, four_in_a_row
 
+ENDGAME_SHARE = 0.6
+"""The share of the move's time the exact solver may take first, in the endgame; the search has the
+rest when it proves nothing."""
+
 ENDGAME_EMPTY = 36
 """The solver is tried when at most this many cells are empty (8x8 positions with 36 empty cells
 take it from a few hundredths of a second to a few seconds)."""
@@ -123,6 +127,13 @@ def endgame(position: Position, deadline: float, empty_limit: int | None = None)
     order = static_order(position)
     scores = solve_moves(position, order, deadline)
     return proven_move(scores, order), scores
+
+
+def endgame_first(position: Position, deadline: float) -> tuple[Move | None, dict[Move, int]]:
+    """``endgame`` with the first ``ENDGAME_SHARE`` of the time left until the move's ``deadline``
+    (the engines' way in: the search gets the rest)."""
+    now = time.monotonic()
+    return endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
 
 
 def overrule(move: Move, scores: dict[Move, int]) -> Move:

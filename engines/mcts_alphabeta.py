@@ -146,11 +146,9 @@ def _choose(request: Request) -> Move:
             return known
     solved: dict[Move, int] = {}
     if not isinstance(position, Position) and "depth" not in request.options and "playouts" not in request.options:
-        from engines.alphabeta import ENDGAME_SHARE
-        from engines.connect4_endgame import endgame
+        from engines.connect4_endgame import endgame_first
 
-        now = time.monotonic()
-        proven, solved = endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
+        proven, solved = endgame_first(position, deadline)
         if proven is not None:
             return proven
     share = float(request.options.get("mcts_share", MCTS_SHARE))
