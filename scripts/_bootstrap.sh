@@ -34,34 +34,31 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     fi
     touch "$STAMP"
 fi
-# The engine sandbox (harness/sandbox.py) needs bubblewrap: install it where we may (root with apt-get).
-if ! command -v bwrap >/dev/null 2>&1; then
+# System packages some parts need, installed where we may (root with apt-get); elsewhere a note.
+# apt_install PACKAGE WHAT IF_FAILED IF_MISSING
+apt_install() {
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing bubblewrap (the engine sandbox) with apt-get ..." >&2
+        echo "installing $1 ($2) with apt-get ..." >&2
         APT_LOG="$(mktemp)"
-        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap \
-               || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap; }; } \
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" \
+               || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1"; }; } \
                >"$APT_LOG" 2>&1; then
-            echo "warning: installing bubblewrap failed (log: $APT_LOG); engines run without the sandbox" >&2
+            echo "warning: installing $1 failed (log: $APT_LOG); $3" >&2
         fi
     else
-        echo "note: bubblewrap is not installed, so engines run without the sandbox; install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)" >&2
+        echo "note: $1 is not installed, so $4" >&2
     fi
+}
+# The engine sandbox (harness/sandbox.py) needs bubblewrap.
+if ! command -v bwrap >/dev/null 2>&1; then
+    apt_install bubblewrap "the engine sandbox" "engines run without the sandbox" \
+        "engines run without the sandbox; install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)"
 fi
 # The HTML reports' tests drive Debian's chromium through playwright (scripts/test asks for it; playwright
-# never downloads a browser of its own here): install it where we may (root with apt-get), else they skip.
+# never downloads a browser of its own here); without it they skip.
 if [ "${ARENA_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing chromium (for the HTML reports' browser tests) with apt-get ..." >&2
-        APT_LOG="$(mktemp)"
-        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
-               || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }; } \
-               >"$APT_LOG" 2>&1; then
-            echo "warning: installing chromium failed (log: $APT_LOG); the browser tests skip" >&2
-        fi
-    else
-        echo "note: chromium is not installed, so the HTML reports' browser tests skip; install it: sudo apt-get install chromium" >&2
-    fi
+    apt_install chromium "for the HTML reports' browser tests" "the browser tests skip" \
+        "the HTML reports' browser tests skip; install it: sudo apt-get install chromium"
 fi
 # The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
