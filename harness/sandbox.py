@@ -267,6 +267,12 @@ def _others_can_read(path: str) -> bool:
 _STAGE_ROOT: str | None = None
 
 
+def remove_staged() -> None:
+    """Remove this process's staged copies now (a worker about to end without its exit handlers)."""
+    if _STAGE_ROOT is not None:
+        shutil.rmtree(_STAGE_ROOT, True)
+
+
 def _stage(path: str) -> str | None:
     """A copy of ``path`` that the engine's uid can read (root runs engines as another uid, and a
     program in a private folder, such as one made by mkdtemp, would otherwise be unreadable).
@@ -285,6 +291,10 @@ def _stage(path: str) -> str | None:
     if _STAGE_ROOT is None or not os.path.isdir(_STAGE_ROOT):
         _STAGE_ROOT = tempfile.mkdtemp(prefix="arena-stage-")
         atexit.register(shutil.rmtree, _STAGE_ROOT, True)
+        # A pool worker (multiprocessing) ends without running atexit handlers, but with its finalizers.
+        from multiprocessing import util
+
+        util.Finalize(None, shutil.rmtree, args=(_STAGE_ROOT, True), exitpriority=0)
     copy = tempfile.mkdtemp(dir=_STAGE_ROOT)
     target = os.path.join(copy, os.path.basename(path) or "root")
     try:

@@ -71,6 +71,7 @@ def _init_worker() -> None:
 
 def _terminate_worker(signum: int, frame: object) -> None:
     kill_current_call()
+    sandbox.remove_staged()
     os._exit(1)
 
 
