@@ -4,7 +4,8 @@ In order of preference it plays: a move that wins at once; a move after which th
 winning reply (and that does not hand the opponent a line itself), the best of them by
 ``evaluation.line_balance``; failing that, the best move that does not lose on the spot; failing that,
 any move. Ties are broken by the seeded generator. In Connect Four the score is
-``connect4_evaluation.balance`` (threats and centre) instead.
+``connect4_evaluation.balance`` (threats and centre) instead; in All The King's Horses (``--move``)
+``kings_horses_play.balance``, the race count (a move wins at once when it leaves the opponent no move).
 ``python -m engines.greedy N PLAYER BOARD SECONDS [--seed S]`` (N is ``WxH`` for Connect Four).
 """
 
@@ -34,7 +35,9 @@ _WINS, _SAFE, _ALLOWS_WIN, _LOSES = range(4)
 def choose_move(position: AnyPosition, rng: Rng) -> Move:
     """The greedy choice described in the module docstring."""
     score_of: Callable[[Any, int], int] = line_balance
-    if not isinstance(position, Position):
+    if hasattr(position, "knights"):
+        from engines.kings_horses_play import balance as score_of
+    elif not isinstance(position, Position):
         from engines.connect4_evaluation import balance as score_of
     me = position.turn
     best_class = _LOSES + 1
@@ -74,7 +77,7 @@ SUMMARY = (
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("greedy", _choose, argv, None, OPTION_HELP, SUMMARY)
+    return run("greedy", _choose, argv, None, OPTION_HELP, SUMMARY, kings_horses=True)
 
 
 if __name__ == "__main__":

@@ -95,17 +95,26 @@ def parse_seconds(text: str) -> float:
 
 
 def parse_request(
-    argv: Sequence[str], options: dict[str, type] | None = None, connect4_only: bool = False
+    argv: Sequence[str], options: dict[str, type] | None = None, connect4_only: bool = False,
+    kings_horses: bool = False,
 ) -> Request:
     """Parse ``N PLAYER BOARD SECONDS`` and ``--name value`` options (anywhere, or ``--name=value``).
 
     ``N`` is Betsy's board size, or ``WxH`` for Connect Four (required with ``connect4_only``).
     ``options`` maps option names to ``int``, ``float`` or ``bool`` (a flag without a value).
+    With ``kings_horses``, ``--move PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (All The King's Horses,
+    the seed's command line; no time argument) is understood too.
     """
     known = {"seed": int, **(options or {})}
     positional: list[str] = []
     values: dict[str, int | float | bool] = {}
     args = list(argv)
+    if "--move" in args:
+        if not kings_horses:
+            raise UsageError("--move (All The King's Horses) is not played by this engine: use random, greedy or "
+                             "bestmove for it")
+        args.remove("--move")
+        return _kings_horses_request(args, known)
     i = 0
     while i < len(args):
         arg = args[i]
@@ -162,6 +171,42 @@ def parse_request(
     return Request(position, parse_seconds(seconds_text), values)
 
 
+def _kings_horses_request(args: list[str], known: dict[str, type]) -> Request:
+    """``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` with ``--seed S`` anywhere."""
+    from harness.games import kings_horses
+
+    values: dict[str, int | float | bool] = {}
+    words = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg.startswith("--seed"):
+            _, has_value, value = arg.partition("=")
+            if not has_value:
+                if i >= len(args):
+                    raise UsageError("option --seed needs a value")
+                value, i = args[i], i + 1
+            try:
+                values["seed"] = int(value)
+            except ValueError:
+                raise UsageError(f"invalid value {value!r} for --seed: expected a whole number") from None
+        elif arg.startswith("--"):
+            raise UsageError(f"unknown option {arg} with --move: the options are --seed")
+        else:
+            words.append(arg)
+    try:
+        position = kings_horses.Position.from_words(words)
+    except PositionError as error:
+        raise UsageError(f"{error}; give --move PLAYER b1r b1c b2r b2c w1r w1c w2r w2c") from None
+    if not position.legal_moves():
+        raise UsageError(f"{position.word} has no move here, so the game is over ({WORDS_OTHER[position.turn]} wins)")
+    return Request(position, 1.0, values)  # type: ignore[arg-type]
+
+
+WORDS_OTHER = ("WHITE", "BLACK")
+
+
 def connect4_game_over(position: connect4.Position) -> str | None:
     """Why a Connect Four position has no move to answer (a four, a full board), or None."""
     winner = position.winner()
@@ -186,11 +231,12 @@ def print_answer(position: AnyPosition, move: Move) -> None:
 
 def format_answer(position: AnyPosition, move: Move) -> str:
     """The answer line ``MOVE NEWBOARD`` (``COLUMN NEWBOARD`` in Connect Four) for ``move`` played in
-    ``position``."""
+    ``position``; in All The King's Horses the next position, ``PLAYER b1r b1c ... w2c``."""
     position.push(move)
-    board = position.board()
+    line = getattr(position, "line", None)
+    answer = line() if line is not None else f"{move} {position.board()}"
     position.pop()
-    return f"{move} {board}"
+    return answer
 
 
 HELP_FLAGS = ("-h", "--help")
@@ -270,6 +316,7 @@ def run(
     options: dict[str, type] | None = None,
     option_help: dict[str, tuple[str, str]] | None = None,
     summary: str = "",
+    kings_horses: bool = False,
 ) -> int:
     """An engine's ``main``: parse, choose, print the answer line; exit 2 on bad arguments.
 
@@ -280,7 +327,7 @@ def run(
         sys.stdout.write(usage(prog, options, option_help, summary))
         return 0
     try:
-        request = parse_request(args, options)
+        request = parse_request(args, options, kings_horses=kings_horses)
     except UsageError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2

@@ -36,7 +36,7 @@ SUMMARY = "Plays a legal move drawn uniformly at random."
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return run("random_mover", _choose, argv, None, OPTION_HELP, SUMMARY)
+    return run("random_mover", _choose, argv, None, OPTION_HELP, SUMMARY, kings_horses=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ BUILTINS: dict[str, str] = {
     "alphabeta": "alphabeta",
     "mcts-alphabeta": "mcts_alphabeta",
     "homework": "homework",
+    "bestmove": "kings_horses_solver",
 }
 """Built-in engine name -> module in engines/."""
 
@@ -29,6 +30,7 @@ BUILTIN_OPTIONS: dict[str, dict[str, type]] = {
     "alphabeta": {"seed": int, "depth": int, "nodes": int, "info": bool, "contempt": int},
     "mcts-alphabeta": {"seed": int, "info": bool, "mcts_share": float, "depth": int, "playouts": int},
     "homework": {"seed": int, "depth": int},
+    "bestmove": {},
 }
 """Options each built-in accepts (``--name VALUE``; a bool is a flag) and their types: what
 engines/protocol.py parses for it, listed here so configs are checked without importing the engines

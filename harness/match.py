@@ -24,6 +24,8 @@ class Termination(str, enum.Enum):
     """A player completed a line (Betsy: n in a row; Connect Four: four)."""
     FULL_BOARD = "full-board"
     """No move left and no line: a draw (Connect Four)."""
+    NO_MOVE = "no-move"
+    """The side to move had no move and lost (All The King's Horses)."""
     FORFEIT = "forfeit"
     """An engine call ended with a verdict other than ok."""
     REPETITION = "repetition"
@@ -216,7 +218,9 @@ def game_end(game: Game, position: Position, seen: dict[int, int], plies: int, m
     winner_colour = position.winner()
     if winner_colour is not None:
         winner = PLAYERS[winner_colour]
-        how = "completes a line" if winner == player else f"completes a line for {winner}"
+        if not game.has_draws:
+            return winner, Termination.NO_MOVE, f"{winner} wins: {player} ({name}) {game.describe_move(move)} and {game.win_phrase}"
+        how = game.win_phrase if winner == player else f"{game.win_phrase} for {winner}"
         return winner, Termination.LINE, f"{winner} wins: {player} ({name}) {game.describe_move(move)} and {how}"
     ended = game.end_reason(position)
     if ended is not None:
@@ -226,7 +230,7 @@ def game_end(game: Game, position: Position, seen: dict[int, int], plies: int, m
         seen[key] = seen.get(key, 0) + 1
         if seen[key] >= 3:
             return None, Termination.REPETITION, "draw: the same board with the same side to move occurred a third time"
-    if plies >= max_plies:
+    if plies >= max_plies and game.has_draws:
         return None, Termination.MAX_PLIES, f"draw: {max_plies} plies without a line"
     return None
 

@@ -118,15 +118,11 @@ def engine_argv(
     extra_args: Sequence[str] = (),
 ) -> list[str]:
     """``PROGRAM SIZE PLAYER BOARD SECONDS`` for one move (SIZE: Betsy's ``n``, Connect Four's
-    ``WxH``), then any engine-specific ``extra_args``."""
-    return [
-        *command,
-        position.size_text,
-        position.player,
-        position.board(),
-        format_seconds(seconds, allow_fractional),
-        *extra_args,
-    ]
+    ``WxH``; All The King's Horses: ``PROGRAM --move PLAYER b1r b1c ... w2c``), then any
+    engine-specific ``extra_args``."""
+    from harness.games.registry import game_of
+
+    return [*command, *game_of(position).argv(position, format_seconds(seconds, allow_fractional)), *extra_args]
 
 
 def parse_answer_line(line: str) -> tuple[Move, str] | None:
@@ -149,6 +145,8 @@ class Answer:
     """1-based index of the answer line among the complete lines read."""
     lines_after: int
     """Non-blank lines printed after the answer (tolerated, reported as a warning)."""
+    text: str = ""
+    """The answer as printed, where the move is read from it (All The King's Horses)."""
 
 
 def find_answer(lines: Sequence[str]) -> Answer | None:
@@ -158,6 +156,41 @@ def find_answer(lines: Sequence[str]) -> Answer | None:
         if parsed is not None:
             after = sum(1 for line in lines[index + 1:] if line.strip())
             return Answer(parsed[0], parsed[1], index + 1, after)
+    return None
+
+
+_POSITION_LINE = re.compile(r"\s*(BLACK|WHITE)((?:\s+\d{1,7}){8})\s*")
+_VERDICT_LINE = re.compile(r"\s*(BLACK|WHITE) WILL WIN\s*")
+
+
+def find_position_answer(position: Position, lines: Sequence[str]) -> Answer | None:
+    """All The King's Horses: the last line ``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (the next
+    position, the opponent to move) as an Answer. Its move is the legal move that gives that position
+    (a side's two knights in either order), or 0 when none does; its board is the printed position
+    as ``PLAYER:b1r,...`` so a wrong side to move shows. A verdict line after it is the protocol's
+    and not counted as a line after the answer."""
+    from harness.games.kings_horses import Position as KHPosition
+    from harness.games.kings_horses import PositionError as KHError
+
+    for index in range(len(lines) - 1, -1, -1):
+        match = _POSITION_LINE.fullmatch(lines[index])
+        if match is None:
+            continue
+        words = [match.group(1), *match.group(2).split()]
+        after = [line for line in lines[index + 1:] if line.strip()]
+        if after and _VERDICT_LINE.fullmatch(after[0]):
+            after = after[1:]
+        move = 0
+        try:
+            printed = KHPosition.from_words(words)
+        except KHError:
+            printed = None
+        assert isinstance(position, KHPosition)
+        if printed is not None and printed.turn != position.turn:
+            found = position.move_to(printed)
+            move = found if found is not None else 0
+        board = printed.board() if printed is not None else ",".join(words[1:])
+        return Answer(move, board, index + 1, len(after), " ".join(words))
     return None
 
 
@@ -180,8 +213,15 @@ def answer_warnings(answer: Answer, exit_status: int | None) -> list[CallWarning
     return warnings
 
 
-def check_answer(position: Position, move: Move, board: str) -> tuple[Verdict, str]:
+def check_answer(position: Position, move: Move, board: str, text: str = "") -> tuple[Verdict, str]:
     """Judge an answer against the rules: (OK, "") or (ILLEGAL_MOVE | BOARD_MISMATCH, why)."""
+    if text:  # a position answer: the move is the one that gives it (0: none does)
+        if move == 0:
+            from harness.games.registry import game_of
+
+            return Verdict.ILLEGAL_MOVE, (f"no legal move gives the printed position {text} (position "
+                                          f"{' '.join(game_of(position).argv(position, '')[1:])})")
+        return Verdict.OK, ""
     reason = position.illegal_reason(move)
     if reason is not None:
         return Verdict.ILLEGAL_MOVE, f"{reason} (position {position.size_text} {position.player} {position.board()})"

@@ -41,8 +41,8 @@ from harness.protocol import (
     check_answer,
     decode_lines,
     engine_argv,
-    find_answer,
 )
+from harness.games.registry import game_of
 
 STDOUT_LINES_KEPT = 20
 STDERR_TAIL_BYTES = 4096
@@ -425,7 +425,7 @@ def run_call(
     if out.over_cap or err.over_cap:
         stream, cap = ("stdout", limits.stdout_bytes) if out.over_cap else ("stderr", limits.stderr_bytes)
         return result(Verdict.OUTPUT_LIMIT, f"printed more than {cap:,} bytes on {stream}; stopped")
-    answer = find_answer(lines)
+    answer = game_of(position).find_answer(position, lines)
     if answer is None:
         if not exited:
             return result(
@@ -433,7 +433,7 @@ def run_call(
                 f"no answer within {seconds:g} s (+ {limits.grace:g} s grace); killed",
             )
         return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, out.total, stderr_tail))
-    verdict, detail = check_answer(position, answer.move, answer.board)
+    verdict, detail = check_answer(position, answer.move, answer.board, answer.text)
     warnings = answer_warnings(answer, exit_status)
     if not exited:
         warnings.append(CallWarning(WarningKind.KILLED_AT_DEADLINE,

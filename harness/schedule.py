@@ -47,13 +47,17 @@ def _size_seed(size: str) -> int:
 
 
 def random_opening(size: str | int, plies: int, seed: int, round_index: int, game: Game | None = None) -> Opening:
-    """``plies`` random legal moves from the empty board that do not end the game.
+    """``plies`` random legal moves from the empty board that do not end the game (a game without a
+    fixed start, All The King's Horses, draws a whole random position instead).
 
     Deterministic in (game, size, plies, seed, round): every pairing plays the same opening in a round.
     """
     rules = game if game is not None else get_game("betsy")
     size = rules.parse_size(str(size))
     rng = Rng((seed * 1_000_003 + _size_seed(size)) * 1_000_003 + round_index)
+    start = rules.random_start(size, rng)
+    if start is not None:  # a game without a fixed start draws its positions whole (the plies are not used)
+        return Opening(start.board(), start.player)
     position = rules.initial(size)
     for _ in range(plies):
         moves = position.legal_moves()

@@ -22,7 +22,7 @@ from harness.referee import Limits
 MAX_PLIES = 10_000
 """The largest ply limit accepted (config ``max_plies``, ``--max-plies``)."""
 
-GameName = Literal["betsy", "connect4"]
+GameName = Literal["betsy", "connect4", "kings-horses"]
 WinPriority = Literal["mover", "blue"]
 
 assert set(GameName.__args__) == set(GAME_NAMES), "GameName must list every registered game"  # type: ignore[attr-defined]

@@ -258,6 +258,8 @@ class StoredGame:
     reason: str
     plies: int
     fault: dict[str, Any] | None
+    start_board: str = ""
+    start_player: str = "x"
 
 
 class Store:
@@ -554,9 +556,9 @@ class Store:
         game, size = ("game", "size") if self._has_game_columns() else ("'betsy'", "CAST(n AS TEXT)")
         rows = self.connection.execute(
             f"SELECT game_id, pair_key, round, {game}, {size}, x, o, result, winner, termination, reason, "
-            "plies, fault_json FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
+            "plies, fault_json, start_board, start_player FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
-        return [StoredGame(*row[:12], None if row[12] is None else json.loads(row[12]))  # type: ignore[call-arg]
+        return [StoredGame(*row[:12], None if row[12] is None else json.loads(row[12]), row[13], row[14])  # type: ignore[call-arg]
                 for row in rows]
 
     def engine_names(self, tournament: int) -> list[str]:

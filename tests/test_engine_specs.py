@@ -24,7 +24,8 @@ def test_builtin_runs_its_module_file_with_the_harness_interpreter_and_options()
 def test_unknown_builtin_lists_the_valid_names() -> None:
     with pytest.raises(EngineError) as info:
         builtin_engine("alphabeat")
-    assert str(info.value) == "unknown built-in engine 'alphabeat': choose one of alphabeta, greedy, homework, mcts-alphabeta, random"
+    assert str(info.value) == ("unknown built-in engine 'alphabeat': choose one of alphabeta, bestmove, greedy, "
+                               "homework, mcts-alphabeta, random")
 
 
 def test_python_command_resolves_the_script_against_the_base_dir(tmp_path: Path) -> None:
@@ -82,7 +83,7 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
     with pytest.raises(EngineError) as info:
         resolve_engine("rnd")
     assert str(info.value) == (
-        "unknown engine 'rnd': use a built-in (alphabeta, greedy, homework, mcts-alphabeta, random) or a command such as "
+        "unknown engine 'rnd': use a built-in (alphabeta, bestmove, greedy, homework, mcts-alphabeta, random) or a command such as "
         "'python3 path/betsy.py' or './my_engine'"
     )
 
@@ -99,6 +100,13 @@ def test_declared_options_are_exactly_what_each_builtin_accepts(builtin: str) ->
     declared = BUILTIN_OPTIONS[builtin]
     samples = {int: 1, float: 0.5, bool: True}
     spec = builtin_engine(builtin, {name: samples[kind] for name, kind in declared.items()})
+    if builtin == "bestmove":  # All The King's Horses only: the seed's command line, no options
+        argv = [*spec.command, "--move", *"BLACK 2 2 3 3 1 2 3 1".split()]
+        answered = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert (answered.returncode, answered.stdout.splitlines()[-1]) == (0, "BLACK WILL WIN")
+        refused = subprocess.run([*argv, "--no-such-option"], capture_output=True, text=True, timeout=30)
+        assert (refused.returncode, refused.stdout) == (2, "") and declared == {}
+        return
     position = ["3", "o", SEED_BOARD] if builtin != "homework" else ["7x6", "x", "." * 42]  # Connect Four only
     argv = [*spec.command, *position, "1", *spec.extra_args]
     answered = subprocess.run(argv, capture_output=True, text=True, timeout=30)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from harness.games.errors import PositionError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 
 class Position(Protocol):
@@ -73,6 +73,10 @@ class Game:
     """Sizes used by default where several are wanted (validation)."""
     draws_by_repetition = False
     """Whether a position can repeat (Betsy's rotations); if not, repetitions are not tracked."""
+    has_draws = True
+    """Whether a game can be drawn; a game without draws also ignores the ply limit (it always ends)."""
+    win_phrase = "completes a line"
+    """How a move wins, after ``{player} ({engine}) {move}``: ``and completes a line``."""
 
     # --- sizes and positions -------------------------------------------------------------------
 
@@ -91,6 +95,11 @@ class Game:
     def parse_move(self, text: str) -> int:
         """A move's text as an int (legality is the position's business)."""
         raise NotImplementedError
+
+    def random_start(self, size: str, rng: Any) -> Any:
+        """A random start position for games without a fixed one; None: openings are random plies
+        from ``initial``."""
+        return None
 
     # --- words ---------------------------------------------------------------------------------
 
@@ -117,11 +126,26 @@ class Game:
     def columns(self, position: Any) -> int:
         raise NotImplementedError
 
+    def picture(self, position: Any, start: Any) -> str:
+        """``position`` as a grid of ``.``, ``x`` and ``o``, ``columns(start)`` wide, for drawn boards
+        (every frame of a game from ``start`` has the same shape)."""
+        return str(position.board())
+
+    def move_column(self, move: int) -> int:
+        """The column a move is marked under in drawn boards (0: none)."""
+        return abs(move)
+
     # --- engines -------------------------------------------------------------------------------
 
-    def argv(self, position: Any) -> list[str]:
-        """The protocol's position arguments: ``SIZE PLAYER BOARD``."""
-        return [position.size_text, position.player, position.board()]
+    def argv(self, position: Any, seconds: str) -> list[str]:
+        """The protocol's arguments after the program: ``SIZE PLAYER BOARD SECONDS``."""
+        return [position.size_text, position.player, position.board(), seconds]
+
+    def find_answer(self, position: Any, lines: Sequence[str]) -> Any:
+        """The engine's answer in its output lines (harness.protocol.Answer), or None."""
+        from harness.protocol import find_answer
+
+        return find_answer(lines)
 
     def evaluate(self, position: Any) -> int:
         """The searches' static evaluation for the side to move (the engines' own)."""
@@ -255,11 +279,98 @@ class ConnectFour(Game):
         return int(module.evaluate(position))
 
 
+class KingsHorses(Game):
+    name = "kings-horses"
+    title = "All The King's Horses"
+    size_key = "size"
+    size_metavar = "N"
+    default_size = "8"
+    size_help = "N, the largest coordinate of the random start positions (3 to 1000; the board has no edge down or right)"
+    example_sizes = ("8", "15", "30")
+    has_draws = False
+    win_phrase = "leaves the opponent no move"
+
+    def parse_size(self, text: str | int) -> str:
+        from harness.games.kings_horses import parse_size
+
+        return str(parse_size(str(text)))
+
+    def initial(self, size: str, options: RuleOptions | None = None) -> Any:
+        """The knights in the band's far corners (the game has no fixed start: games start from
+        random positions, see ``random_start``)."""
+        from harness.games.kings_horses import Position as KHPosition
+
+        n = int(self.parse_size(size))
+        return KHPosition(((n, n - 2), (n - 2, n), (n, n), (n - 1, n - 1)), 0, n)
+
+    def position(self, size: str | int, player: str, board: str, options: RuleOptions | None = None) -> Any:
+        from harness.games.kings_horses import Position as KHPosition
+
+        return KHPosition.from_text(str(size), player, board)
+
+    def random_start(self, size: str, rng: Any) -> Any:
+        """A random position with coordinates in 1..size in which the side to move has a move."""
+        from harness.games.kings_horses import random_position
+
+        return random_position(int(self.parse_size(size)), rng)
+
+    def parse_move(self, text: str) -> int:
+        from harness.games.kings_horses import parse_move
+
+        return parse_move(text)
+
+    def describe_move(self, move: int) -> str:
+        from harness.games.kings_horses import describe
+
+        return describe(move)
+
+    def move_kind(self, move: int) -> str:
+        return "knight"
+
+    def size_phrase(self, size: str) -> str:
+        return f"coordinates 1..{size}"
+
+    def end_reason(self, position: Any) -> str | None:
+        return None  # the side to move without a move has lost: winner() says so
+
+    def render(self, position: Any, last_move: int | None = None) -> str:
+        from harness.games.kings_horses import render
+
+        return render(position, last_move)
+
+    def columns(self, position: Any) -> int:
+        return int(position.extent()[1])
+
+    def picture(self, position: Any, start: Any) -> str:
+        return str(position.grid(*start.extent()))
+
+    def move_column(self, move: int) -> int:
+        return 0
+
+    def argv(self, position: Any, seconds: str) -> list[str]:
+        """``--move PLAYER b1r b1c b2r b2c w1r w1c w2r w2c``: the seed's command line (no time argument;
+        the referee's clock still runs)."""
+        return ["--move", *position.words()]
+
+    def find_answer(self, position: Any, lines: Sequence[str]) -> Any:
+        from harness.protocol import find_position_answer
+
+        return find_position_answer(position, lines)
+
+    def evaluate(self, position: Any) -> int:
+        from engines.kings_horses_play import evaluate
+
+        return int(evaluate(position))
+
+    def suites(self) -> Any:
+        raise NotImplementedError("All The King's Horses has its own validation (harness.validate_kings_horses)")
+
+
 def _priority(options: RuleOptions | None) -> str:
     return "mover" if options is None else options.win_priority
 
 
-GAMES: dict[str, Game] = {game.name: game for game in (Betsy(), ConnectFour())}
+GAMES: dict[str, Game] = {game.name: game for game in (Betsy(), ConnectFour(), KingsHorses())}
 """Every game, by name."""
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 
@@ -276,7 +387,7 @@ def game_of(position: object) -> Game:
     """The game a position belongs to (by its module)."""
     module = type(position).__module__
     for game in GAMES.values():
-        if module == f"harness.games.{game.name}":
+        if module == f"harness.games.{game.name.replace('-', '_')}":
             return game
     raise TypeError(f"not a game position: {position!r}")
 
