@@ -65,7 +65,7 @@ def _guard(action: Callable[[], T]) -> T:
 
 
 GameOption = Annotated[str, typer.Option(
-    "--game", help="The game: betsy or connect4.", show_default=True)]
+    "--game", help="The game: betsy, connect4 or kings-horses.", show_default=True)]
 
 
 def _rules(name: str) -> Game:
@@ -111,7 +111,9 @@ def moves(
         return
     already = position.winner()
     typer.echo(f"{rules.size_phrase(position.size_text)}, {position.player} to move, {len(rows)} legal moves")
-    if already is not None:
+    if already is not None and not rules.has_draws:
+        typer.echo(f"note: {position.player} has no move here; {PLAYERS[already]} has won")
+    elif already is not None:
         typer.echo(f"note: {PLAYERS[already]} already has a line here; the game is over")
     elif not rows:
         typer.echo(f"note: {rules.end_reason(position) or 'no legal move'}; the game is over")
@@ -121,8 +123,15 @@ def moves(
     columns = len(str(rules.columns(position)))
     for move, child_board, winner_name in rows:
         effect = "game goes on" if winner_name is None else f"{winner_name} wins"
-        kind = f"{rules.move_kind(move):<6}"
-        typer.echo(f"{move:>{width}}  {kind} {abs(move):<{columns}}  {child_board}  {effect}")
+        what = (f"{rules.move_kind(move):<6} {abs(move):<{columns}}" if rules.has_draws
+                else _knight_move(position, move))
+        typer.echo(f"{move:>{width}}  {what}  {child_board}  {effect}")
+
+
+def _knight_move(position: Any, move: int) -> str:
+    """All The King's Horses: ``knight 2 (3,3) -> (2,1)``."""
+    (r, c), (r2, c2) = position.moved(move)
+    return f"knight {(move - 1) // 4 + 1} ({r},{c}) -> ({r2},{c2})"
 
 
 SandboxOption = Annotated[SandboxMode, typer.Option(
@@ -217,6 +226,8 @@ def _match_starts(settings: Any, board_size: str, size_given: bool, start: tuple
         if option == "--start-file" and len(positions) != 1:
             raise UsageError(f"invalid --start-file: {path} holds {len(positions)} positions; give one, or use --openings")
         return positions
+    if seed is None and not rules.has_draws:  # no fixed start (All The King's Horses): random ones
+        seed = 1
     if seed is not None:
         return [rules.position(board_size, o.player, o.board, options)
                 for o in (random_opening(board_size, plies, seed, k, rules) for k in range(MAX_OPENINGS))]
@@ -791,8 +802,9 @@ def _parse_sizes(game: str, n: str | None, size: str | None) -> tuple[str, ...]:
 def validate(
     program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
     game: GameOption = "betsy",
-    time: Annotated[float, typer.Option(
-        "--time", help="Seconds per move given to the program (whole, unless --allow-fractional-time).")] = 1,
+    time: Annotated[Optional[float], typer.Option(
+        "--time", help="Seconds per move given to the program (whole, unless --allow-fractional-time; default 1, "
+                       "and 10 per position for kings-horses).")] = None,
     allow_fractional_time: Annotated[
         bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the program, as match does.")
     ] = False,
@@ -828,8 +840,13 @@ def validate(
     def prepare() -> Settings:
         from harness.settings import settings_from_flags
 
-        play = settings_from_flags({"game": game, "time": time, "allow_fractional_time": allow_fractional_time})
-        sizes = _parse_sizes(game, n, size)
+        seconds = time if time is not None else 10 if game == "kings-horses" else 1
+        play = settings_from_flags({"game": game, "time": seconds, "allow_fractional_time": allow_fractional_time})
+        if game == "kings-horses" and (n is not None or size is not None):
+            option, value = ("--n", n) if n is not None else ("--size", size)
+            raise UsageError(f"invalid {option} {value}: kings-horses validation draws its own positions "
+                             "(coordinates 1..8, 1..15 and 1..30); leave it out")
+        sizes = _parse_sizes(game, n, size) if game != "kings-horses" else ()
         if games is not None and not 0 <= games <= MAX_VALIDATE_GAMES:
             raise UsageError(f"invalid --games {games}: give 0 to {MAX_VALIDATE_GAMES} games per reference engine")
         if html is not None:
@@ -864,7 +881,12 @@ def validate(
         bar.update(1)
 
     try:
-        report = run_validation(program, engine, settings, start_problem, progress)
+        if game == "kings-horses":
+            from harness.validate_kings_horses import validate_kings_horses
+
+            report = validate_kings_horses(program, engine, settings, start_problem, progress)
+        else:
+            report = run_validation(program, engine, settings, start_problem, progress)
     finally:
         bar.close()
     if html is not None:

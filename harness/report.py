@@ -74,6 +74,10 @@ class Report:
     """by_colour[(a, b)]["x"]: a's wins, draws and losses against b when a played x (moved first)."""
     order: list[str] = field(default_factory=list)
     """The engines in config order (a gauntlet's first engine plays all the others)."""
+    conversion: dict[str, list[int]] = field(default_factory=dict)
+    """All The King's Horses: per engine, [games it began as the mover in a won position, of them
+    won, games it began as the mover in a lost position, of them won] (the exact solver's verdict on
+    each start; starts it could not settle in time are left out)."""
 
     @property
     def gauntlet(self) -> str | None:
@@ -139,7 +143,37 @@ def build_report(store: Store, tournament: int) -> Report:
         {key: by_colour[key] for key in sorted(by_colour, key=lambda pair: (names.index(pair[0]),
                                                                            names.index(pair[1])))},
         names,
+        conversion(stored),
     )
+
+
+def conversion(stored: list[Any]) -> dict[str, list[int]]:
+    """Report.conversion for the All The King's Horses games among ``stored`` (empty if none)."""
+    games = [game for game in stored if game.game == "kings-horses" and game.start_board]
+    if not games:
+        return {}
+    from harness.games.kings_horses import PLAYERS, Position
+    from harness.validate_kings_horses import Oracle
+
+    oracle = Oracle()
+    verdicts: dict[tuple[str, str], str | None] = {}
+    found: dict[str, list[int]] = {}
+    for game in games:
+        start = (game.start_player, game.start_board)
+        if start not in verdicts:
+            position = Position.from_text(None, game.start_player, game.start_board)
+            verdicts[start] = oracle.winner(position)
+        winner = verdicts[start]
+        if winner is None:
+            continue
+        mover = game.start_player
+        engine = game.x if mover == "x" else game.o
+        won_start = winner == ("BLACK", "WHITE")[PLAYERS.index(mover)]
+        row = found.setdefault(engine, [0, 0, 0, 0])
+        offset = 0 if won_start else 2
+        row[offset] += 1
+        row[offset + 1] += game.winner == mover
+    return found
 
 
 def move_seconds(store: Store, tournament: int) -> dict[str, list[float]]:
@@ -177,6 +211,9 @@ def title_line(report: Report) -> str:
     config = report.config
     if "n" in config:  # Betsy
         game, sizes = "", "n = " + ", ".join(str(n) for n in config["n"])
+    elif config.get("game") == "kings-horses":
+        game, sizes = "kings-horses ", "starts in 1.." + ", 1..".join(
+            str(size) for size in config.get("size", []))
     else:
         game, sizes = f"{config.get('game', '')} ", ", ".join(str(size) for size in config.get("size", []))
     return (f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
@@ -284,7 +321,9 @@ def render_text(report: Report) -> str:
         label = max(len(f"{a} vs {b}") for a, b in report.by_colour) + 2
         lines += [
             "",
-            "By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)",
+            "By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)"
+            if not report.conversion else
+            "By colour (the first engine's points / games as x, BLACK, and as o, WHITE; W-D-L)",
             f"{'pairing':<{label}}{'as x':>8}  {'W-D-L':>10}  {'as o':>8}  {'W-D-L':>10}",
         ]
         for (a, b), colours in report.by_colour.items():
@@ -295,6 +334,16 @@ def render_text(report: Report) -> str:
                 cells.append(f"{format_points(standing.points) + '/' + str(games):>8}  "
                              f"{f'{standing.wins}-{standing.draws}-{standing.losses}':>10}")
             lines.append(f"{a + ' vs ' + b:<{label}}{cells[0]}  {cells[1]}")
+    if report.conversion:
+        lines += [
+            "",
+            "From won and lost starts (games each engine began as the side to move; the exact solver",
+            "says whether that side wins with perfect play): did it convert a won start, save a lost one?",
+            f"{'engine':<{width}}  {'won starts':>10}  {'converted':>9}  {'lost starts':>11}  {'saved':>5}",
+        ]
+        for row in report.engines:
+            won, converted, lost, saved = report.conversion.get(row.name, [0, 0, 0, 0])
+            lines.append(f"{row.name:<{width}}  {won:>10}  {converted:>9}  {lost:>11}  {saved:>5}")
     heads = [VERDICT_ABBREVIATIONS[v] for v in FAULT_VERDICTS]
     column = max(len(head) for head in heads) + 2
     legend = [f"{VERDICT_ABBREVIATIONS[v]} = {v}" for v in FAULT_VERDICTS if VERDICT_ABBREVIATIONS[v] != v]
@@ -345,6 +394,8 @@ def to_json(report: Report) -> dict[str, Any]:
                                      "points": st.points} for colour, st in colours.items()}
             for (a, b), colours in report.by_colour.items()
         },
+        **({"conversion": {name: dict(zip(("won_starts", "converted", "lost_starts", "saved"), row))
+                           for name, row in report.conversion.items()}} if report.conversion else {}),
         "config": report.config,
     }
 

@@ -33,6 +33,13 @@ def _draw(board: str, n: int) -> list[str]:
 
 def _draw_board(game: str, board: str, size: str) -> list[str]:
     """Betsy's board as rows (as it always was); any other game's with column numbers below."""
+    if game == "kings-horses":
+        from harness.games.kings_horses import Position, render
+
+        try:
+            return render(Position.from_text(None, "x", board)).splitlines()
+        except PositionError:
+            return []
     columns = _columns(game, size)
     if not columns or len(board) % columns:
         return []
@@ -70,11 +77,19 @@ def _same_cause(check: Check) -> str:
                     for word in check.detail.split())
 
 
+def _answer_form(game: str) -> str:
+    if game == "kings-horses":
+        from harness.validate_kings_horses import ANSWER_FORM
+
+        return ANSWER_FORM
+    return suites(game).answer_form
+
+
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
     game = get_game(report.game)
-    answer_form = suites(report.game).answer_form
+    answer_form = _answer_form(report.game)
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         status = {"pass": "pass", "fail": "FAIL", "not judged": "-"}[category.status]

@@ -141,14 +141,14 @@ def test_match_text_shows_moves_boards_and_the_result(arena: list[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, greedy, homework, mcts-alphabeta, "
-                            "random) or a command such as 'python3 path/betsy.py' or './my_engine'"),
+        (["rnd", "random"], "unknown engine 'rnd': use a built-in (alphabeta, bestmove, greedy, homework, "
+                            "mcts-alphabeta, random) or a command such as 'python3 path/betsy.py' or './my_engine'"),
         (["random", "random", "--time", "0.5"],
          "invalid --time 0.5: expected a whole number of seconds (or give --allow-fractional-time)"),
         (["random", "random", "--n", "0"], "invalid --n 0: n must be a whole number >= 1"),
         (["random", "random", "--game", "connect4", "--n", "5"],
          "invalid --n 5: a Betsy option; give Connect Four's size as --size (e.g. --size 8x8)"),
-        (["random", "random", "--game", "chess"], "invalid --game 'chess': use betsy or connect4"),
+        (["random", "random", "--game", "chess"], "invalid --game 'chess': use betsy, connect4 or kings-horses"),
         (["random", "random", "--games", "0"], "invalid --games 0: play at least one game"),
         (["random", "random", "--win-priority", "red"], "invalid --win-priority 'red': use mover or blue"),
     ],

@@ -76,6 +76,7 @@ EXPECTED_GAMES = {
     "hybrid-vs-alphabeta-n5.yaml": 200,
     "hybrid-vs-alphabeta-n8.yaml": 200,
     "hybrid-vs-baselines-n5.yaml": 300,
+    "kings-horses.yaml": 48,
     "quick.yaml": 12,
     "time-check.yaml": 20,
 }
@@ -287,7 +288,7 @@ def test_infinite_time_or_grace_is_refused(tmp_path: Path, lines: str) -> None:
 @pytest.mark.parametrize(("line", "expected"), [
     ("format: swiss", "format: expected one of 'round-robin' or 'gauntlet', got 'swiss'"),
     ("win_priority: red", "win_priority: expected one of 'mover' or 'blue', got 'red'"),
-    ("game: chess", "game: expected one of 'betsy' or 'connect4', got 'chess'"),
+    ("game: chess", "game: expected one of 'betsy', 'connect4' or 'kings-horses', got 'chess'"),
 ])
 def test_literal_mismatch_lists_the_choices(tmp_path: Path, line: str, expected: str) -> None:
     path, message = problem(tmp_path, f"name: t\n{line}\n" + ENGINES)
@@ -299,8 +300,8 @@ def test_unknown_builtin_lists_the_valid_names(tmp_path: Path) -> None:
         "name: t\nengines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: alphabeat}\n"
     ))
     assert message == (
-        f"{path}: engines[1].builtin: unknown built-in engine 'alphabeat'; expected one of alphabeta, greedy, "
-        "homework, mcts-alphabeta, random"
+        f"{path}: engines[1].builtin: unknown built-in engine 'alphabeat'; expected one of alphabeta, bestmove, "
+        "greedy, homework, mcts-alphabeta, random"
     )
 
 
@@ -511,7 +512,8 @@ def test_several_engine_problems_are_counted_and_listed(tmp_path: Path) -> None:
         f"engines[0].command: engine 'a': script 'nope.py' not found (looked for {folder / 'nope.py'}); "
         f"check the path (relative paths start from {folder}); "
         f"engines[1].name: duplicate engine name 'a' (also engines[0]); "
-        f"engines[1].builtin: unknown built-in engine 'alpha'; expected one of alphabeta, greedy, homework, mcts-alphabeta, random"
+        f"engines[1].builtin: unknown built-in engine 'alpha'; expected one of alphabeta, bestmove, greedy, "
+        f"homework, mcts-alphabeta, random"
     )
 
 

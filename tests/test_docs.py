@@ -28,7 +28,8 @@ RULES = DOCS / "rules.md"
 CONNECT4 = DOCS / "connect4.md"
 REFEREE = DOCS / "referee.md"
 DESIGN = DOCS / "design.md"
-PAGES = [README, RULES, CONNECT4, REFEREE, DESIGN, DOCS / "measurements.md"]
+KINGS = DOCS / "kings_horses.md"
+PAGES = [README, RULES, CONNECT4, KINGS, REFEREE, DESIGN, DOCS / "measurements.md"]
 """Every page of the documentation."""
 
 ENGINE_MODULES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "homework", "strongest"]
@@ -471,6 +472,23 @@ def test_rules_answer_example_and_protocol_line() -> None:
     example = re.search(r"`betsy\.py (\d+) ([xo]) ([.xo]+) (\d+)`", text)
     assert example is not None
     assert Position.from_text(example.group(1), example.group(2), example.group(3)).board() == example.group(3)
+
+
+# --- docs/kings_horses.md ---------------------------------------------------------------------------
+
+
+def test_kings_horses_examples_are_what_the_programs_print() -> None:
+    text = read(KINGS)
+    examples = command_examples(text, "scripts/bestmove.py")
+    assert len(examples) >= 2
+    for args, shown in examples:
+        result = run_program([sys.executable, str(ROOT / "scripts" / "bestmove.py"), *args])
+        assert result.returncode == 0 and printed(result) == shown, f"docs/kings_horses.md: bestmove.py {args}"
+    moves = command_examples(text, "arena moves")
+    assert moves
+    for args, shown in moves:
+        result = run_program([ARENA, "moves", *args])
+        assert result.returncode == 0 and printed(result) == shown, f"docs/kings_horses.md: arena moves {args}"
 
 
 # --- docs/connect4.md -------------------------------------------------------------------------------

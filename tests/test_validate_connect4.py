@@ -197,7 +197,7 @@ def test_connect4_size_errors_exit_2(args: list[str], message: str) -> None:
 
 def test_an_unknown_game_exits_2() -> None:
     result = run_program([*ARENA, "validate", "random", "--game", "chess"])
-    assert (result.returncode, result.stderr) == (2, "arena: error: invalid --game 'chess': use betsy or connect4\n")
+    assert (result.returncode, result.stderr) == (2, "arena: error: invalid --game 'chess': use betsy, connect4 or kings-horses\n")
 
 
 @pytest.mark.slow

@@ -1,0 +1,113 @@
+"""``arena validate --game kings-horses``: sample students, each with its exact verdicts.
+
+The students are small real programs (tests/fake_engines/students_kings_horses/): one right but slow
+(plain memoized minimax), one that mixes up the colours' coordinates, one that lets knights move onto
+occupied squares, one that leaves debug prints in; and our own bestmove.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ARENA, ROOT, run_program
+
+STUDENTS = ROOT / "tests" / "fake_engines" / "students_kings_horses"
+
+
+def validate(program: str, *options: str) -> tuple[int, dict[str, Any]]:
+    done = run_program([ARENA, "validate", "--game", "kings-horses", program, "--quick", "--json", "--quiet",
+                        *options], timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def checks(report: dict[str, Any], category: str) -> dict[str, dict[str, Any]]:
+    return {check["id"]: check for check in report["categories"][category]["checks"]}
+
+
+def failed(report: dict[str, Any], category: str) -> list[str]:
+    return [name for name, check in checks(report, category).items() if check["status"] == "fail"]
+
+
+def test_our_bestmove_passes_everything() -> None:
+    status, report = validate(f"{sys.executable} {ROOT / 'scripts' / 'bestmove.py'}")
+    assert status == 0
+    assert report["verdict"] == "PASS: protocol, correctness and time are all right"
+    assert {name: c["status"] for name, c in report["categories"].items()} == {
+        "protocol": "pass", "correctness": "pass", "time": "pass", "moves": "pass"}
+    correctness = checks(report, "correctness")
+    assert correctness["seed-example"]["detail"] == "said BLACK WILL WIN"
+    assert correctness["seed-example"]["command"].endswith("bestmove.py BLACK 2 2 3 3 1 2 3 1")
+    # The suite: the seed's example, no-move positions, blocking, colours, and four bands.
+    for prefix in ("no-move-", "blocked-no-move-", "blocking-", "colours-", "small-", "medium-", "large-", "close-"):
+        assert any(name.startswith(prefix) for name in correctness), prefix
+    assert [c["id"] for c in report["categories"]["time"]["checks"]] == [
+        "band-hand-made", "band-small", "band-medium", "band-large", "band-close"]
+
+
+def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time() -> None:
+    status, report = validate(str(STUDENTS / "plain_minimax.py"), "--time", "1")
+    assert status == 1
+    assert report["verdict"].startswith("FAIL: time (first failure: band-close: ")
+    assert report["categories"]["protocol"]["status"] == "pass"
+    correctness = checks(report, "correctness")
+    assert all(check["passed"] for check in correctness.values() if check["judged"])
+    late = [name for name, check in correctness.items() if not check["judged"]]
+    assert late and all(name.startswith("close-") for name in late)
+    assert all(check["detail"] == "not judged: no answer within 1 s (counted under time)"
+               for name, check in correctness.items() if name in late)
+    time = checks(report, "time")
+    assert failed(report, "time") == ["band-close"]
+    assert time["band-small"]["detail"].startswith("small (coordinates 1..8): 6 answered, mean ")
+    assert f"; {len(late)} of 3 ran past 1 s + grace" in time["band-close"]["detail"]
+
+
+def test_mixed_up_colours_fail_the_seed_example_and_the_colour_positions() -> None:
+    status, report = validate(str(STUDENTS / "colours_swapped.py"))
+    assert status == 1
+    assert report["verdict"] == ("FAIL: correctness (first failure: seed-example: said WHITE WILL WIN; BLACK wins "
+                                 "(the seed's example))")
+    wrong = failed(report, "correctness")
+    assert "seed-example" in wrong
+    assert [name for name in checks(report, "correctness") if name.startswith("colours-")] == [
+        name for name in wrong if name.startswith("colours-")]
+    assert report["categories"]["protocol"]["status"] == "pass"
+
+
+def test_moving_onto_occupied_squares_fails_the_blocking_positions() -> None:
+    status, report = validate(str(STUDENTS / "occupied_ok.py"))
+    assert status == 1
+    wrong = failed(report, "correctness")
+    assert report["verdict"].startswith(f"FAIL: correctness (first failure: {wrong[0]}: said ")
+    blocked = [name for name in checks(report, "correctness") if name.startswith(("blocked-no-move-", "blocking-"))]
+    assert blocked and set(blocked) <= set(wrong)
+
+
+def test_debug_output_fails_the_protocol_but_the_answers_are_judged() -> None:
+    status, report = validate(str(STUDENTS / "debug_output.py"))
+    assert status == 1
+    assert report["verdict"] == ("FAIL: protocol (first failure: one-line: printed 2 lines; only the verdict line "
+                                 "may be printed (remove debug prints))")
+    assert failed(report, "protocol") == ["one-line"]
+    assert report["categories"]["correctness"]["status"] == "pass"
+
+
+def test_a_missing_program_is_reported_not_raised(tmp_path: Path) -> None:
+    status, report = validate(str(tmp_path / "bestmove.py"))
+    assert status == 1
+    assert report["categories"]["protocol"]["checks"][0]["status"] == "fail"
+    assert all(report["categories"][name]["status"] == "not judged" for name in ("correctness", "time", "moves"))
+    assert report["verdict"].startswith("FAIL: protocol; not judged: correctness, time (first failure: starts: ")
+
+
+@pytest.mark.parametrize("option", ["--size", "--n"])
+def test_sizes_are_not_options_here(option: str) -> None:
+    done = run_program([ARENA, "validate", "--game", "kings-horses", "random", option, "8"])
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"arena: error: invalid {option} 8: kings-horses validation draws its own positions "
+                           "(coordinates 1..8, 1..15 and 1..30); leave it out\n")
