@@ -1,0 +1,435 @@
+"""Exact solver for All The King's Horses, and the ``bestmove`` command line.
+
+The board extends without limit down and right; squares are ``(row, col)``, 1-based from the top-left.
+BLACK and WHITE own two knights each. A move takes one of the mover's knights by one of
+``(-2, -1), (-1, -2), (-2, +1), (+1, -2)`` onto a square of the board that no knight occupies. A player
+with no move loses; there are no draws.
+
+Structure used by the solver (``s = row + col``, ``d = row - col``):
+
+- Every move lowers ``s``: by 1 for the *slow* steps ``(-2, +1), (+1, -2)``, which keep ``d mod 3``, and
+  by 3 for the *fast* ones, which change it. A lone knight therefore makes at most ``lone_moves`` =
+  ``s - 3`` moves, ``s - 4`` when ``d = 0 mod 3`` (closed form, checked against brute force in the
+  tests), and every knight ends on one of the four dead squares (1,1), (1,2), (2,1), (2,2).
+- A full count needs a particular dead square: (2,1) for ``d = 1 mod 3``, (1,2) for ``d = 2``, (2,2) or
+  (1,1) for ``d = 0``. A player's moves are bounded above by the sum of its knights' lone counts, less
+  what its two knights cannot both have: one such dead square, or one already taken by a knight.
+- A knight can only reach squares inside the cone ``u = row + 2 col`` and ``v = 2 row + col`` both not
+  larger, and needs at least ``max(du / 5, dv / 5, (du + dv) / 9)`` moves to get there (each move lowers
+  ``(u, v)`` by (0,3), (3,0), (4,5) or (5,4)). So the first moves of a knight along a path the opponent
+  cannot reach in time are guaranteed: a player who moves one knight, then the other, along such paths
+  is sure of that many moves whatever the opponent does (a lower bound).
+- The mover wins if its guaranteed moves exceed the opponent's upper bound, and loses if the opponent's
+  guaranteed moves reach its upper bound (with no interference possible these bounds meet and the
+  position is a pure race, decided by counting). Positions in between are searched: a memoised
+  negamax on canonical keys (each player's pair sorted; the mover first, so one table serves both
+  colours), children ordered slow steps first, then by the bounds, with a probe of the table for an
+  immediately refuted child.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+Square = tuple[int, int]
+Pair = tuple[Square, Square]
+
+PLAYERS = ("BLACK", "WHITE")
+_SHIFT = 32
+_MASK = (1 << _SHIFT) - 1
+_SLOW = ((-2, 1), (1, -2))
+_FAST = ((-2, -1), (-1, -2))
+_STEPS = _SLOW + _FAST
+_INF = 1 << 60
+_MAX_DEPTH = 100_000
+"""Recursion limit the search may raise Python's to (one level per move of the game)."""
+
+_T11, _T12, _T21, _T22 = (1 << _SHIFT) | 1, (1 << _SHIFT) | 2, (2 << _SHIFT) | 1, (2 << _SHIFT) | 2
+_DEAD = frozenset((_T11, _T12, _T21, _T22))
+_NEEDS = {0: (_T22, _T11), 1: (_T21,), 2: (_T12,)}
+"""Dead squares that give a knight of each class (``(row - col) % 3``) its full lone count."""
+
+
+def lone_moves(row: int, col: int) -> int:
+    """The most moves a lone knight on (row, col) can still make."""
+    return max(0, row + col - 3 - (1 if (row - col) % 3 == 0 else 0))
+
+
+def _enc(square: Square) -> int:
+    return (square[0] << _SHIFT) | square[1]
+
+
+def _dec(code: int) -> Square:
+    return (code >> _SHIFT, code & _MASK)
+
+
+class _Info:
+    """Per-square data, built on first use: coordinates, lone count, class, targets on the board."""
+
+    __slots__ = ("row", "col", "count", "cls", "slow", "fast", "u", "v")
+
+    def __init__(self, code: int) -> None:
+        row, col = code >> _SHIFT, code & _MASK
+        self.row, self.col = row, col
+        self.count = lone_moves(row, col)
+        self.cls = (row - col) % 3
+        self.slow = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _SLOW if row + dr >= 1 and col + dc >= 1)
+        self.fast = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _FAST if row + dr >= 1 and col + dc >= 1)
+        self.u = row + 2 * col
+        self.v = 2 * row + col
+
+
+class _Squares(dict[int, _Info]):
+    def __missing__(self, code: int) -> _Info:
+        info = _Info(code)
+        self[code] = info
+        return info
+
+
+_SQ = _Squares()
+
+
+def _upper(a: int, b: int, x: int, y: int) -> int:
+    """Upper bound on the moves of the knights on a, b, with x, y the opponent's (see the module doc)."""
+    ia, ib = _SQ[a], _SQ[b]
+    fa, fb = ia.count, ib.count
+    if not fa and not fb:
+        return 0
+    taken = {q for q in (a, b, x, y) if q in _DEAD}
+    if fa and fb:
+        na = [q for q in _NEEDS[ia.cls] if q not in taken]
+        nb = [q for q in _NEEDS[ib.cls] if q not in taken]
+        if not na:
+            return fa + fb - (2 if not nb else 1)
+        if not nb:
+            return fa + fb - 1
+        if len(na) == 1 and len(nb) == 1 and na[0] == nb[0]:
+            return fa + fb - 1
+        return fa + fb
+    if fa:
+        return fa - (0 if any(q not in taken for q in _NEEDS[ia.cls]) else 1)
+    return fb - (0 if any(q not in taken for q in _NEEDS[ib.cls]) else 1)
+
+
+def _route_cost(o: int, q: int, t: int) -> int:
+    """The least count a knight on o gives up to stand on q after at most t of its moves (_INF: never).
+
+    A route with k fast steps takes ``n = ds - 2k`` moves (``ds`` the fall of row + col) and leaves the
+    knight ``n + lone(q)`` moves at most, against ``lone(o)``. Feasible k follow from the falls of
+    u and v (each fast step lowers them by (4, 5) or (5, 4), each slow one by (0, 3) or (3, 0)); the
+    board's edges are ignored, which only finds more routes, so the cost returned is never too high.
+    """
+    io, iq = _SQ[o], _SQ[q]
+    du, dv = io.u - iq.u, io.v - iq.v
+    if du < 0 or dv < 0:
+        return _INF
+    ds = (du + dv) // 3
+    k = max(0, (ds - t + 1) // 2)
+    while 3 * k <= ds:
+        lo = max(0, 5 * k - du)
+        hi = min(k, dv - 4 * k)
+        if lo <= hi and lo + (5 * k - du - lo) % 3 <= hi:
+            return io.count - (ds - 2 * k) - iq.count
+        k += 1
+    return _INF
+
+
+def _sure_steps(start: int, avoid: int | frozenset[int], x: int, y: int, offset: int, lag: int, spare: int,
+                need: int) -> tuple[int, frozenset[int]]:
+    """Slow steps of one knight from start that are sure, its owner having made ``offset`` moves.
+
+    Returns the number ``m`` of sure moves (at most ``need``) and every square the knight may stand on
+    after them. The J-th move (J = offset + step) is sure onto a square that no opponent knight (on x,
+    y) can stand on after J - 1 + lag opponent moves while giving up less than ``spare - J`` of its
+    count: a knight giving up more leaves the opponent too few moves against the owner's J - 1.
+    """
+    layer = frozenset((start,))
+    done = 0
+    while done < need:
+        j = offset + done + 1
+        t = j - 1 + lag
+        cstar = spare - j
+        nxt = set()
+        for p in layer:
+            for q in _SQ[p].slow:
+                if q in nxt or q == avoid or (type(avoid) is frozenset and q in avoid):
+                    continue
+                if _route_cost(x, q, t) >= cstar and _route_cost(y, q, t) >= cstar:
+                    nxt.add(q)
+        if not nxt:
+            break
+        layer = frozenset(nxt)
+        done += 1
+    return done, layer
+
+
+def _guaranteed(a: int, b: int, x: int, y: int, lag: int, need: int) -> int:
+    """Moves the owner of a, b is sure of (or sure not to need), whatever the owner of x, y does.
+
+    ``lag`` is the number of opponent moves before the owner's first (0 for the mover, 1 otherwise);
+    the owner wins once it has made ``need`` moves (the opponent's upper bound plus 1 - lag). The owner
+    makes the sure slow steps of one knight (``_sure_steps``), then those of the other, which avoids
+    every square the first may have stopped on; the better order counts. Stops once ``need`` is sure.
+    """
+    spare = _SQ[x].count + _SQ[y].count + 2 - lag
+    best = 0
+    for first, second in ((a, b), (b, a)):
+        done, stops = _sure_steps(first, second, x, y, 0, lag, spare, need)
+        if done < need:
+            more, _ = _sure_steps(second, stops, x, y, done, lag, spare, need - done)
+            done += more
+        if done >= need:
+            return done
+        best = max(best, done)
+    return best
+
+
+def _key(a: int, b: int, x: int, y: int) -> tuple[int, int, int, int]:
+    if a > b:
+        a, b = b, a
+    if x > y:
+        x, y = y, x
+    return (a, b, x, y)
+
+
+class Solver:
+    """Exact solver with a table of solved positions kept between calls.
+
+    ``max_entries`` bounds the table: it is cleared when a call starts with the table larger than that
+    (``clear()`` empties it at any time). ``nodes`` counts positions searched since creation.
+    """
+
+    def __init__(self, max_entries: int = 5_000_000) -> None:
+        self.max_entries = max_entries
+        self._table: dict[tuple[int, int, int, int], bool] = {}
+        self.nodes = 0
+
+    def clear(self) -> None:
+        """Forget every solved position."""
+        self._table.clear()
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    # -- public API -------------------------------------------------------------------------------
+
+    def mover_wins(self, mover: str, black: Pair, white: Pair) -> bool:
+        """True when the player to move (``'BLACK'`` or ``'WHITE'``) wins with perfect play."""
+        own, opp = _split(mover, black, white)
+        self._prepare(own + opp)
+        return self._wins(*_key(own[0], own[1], opp[0], opp[1]))
+
+    def best_move(self, mover: str, black: Pair, white: Pair) -> tuple[Pair, Pair] | None:
+        """The (black, white) position after the mover's best move; None when it has no legal move.
+
+        A winning move when there is one; otherwise a move that keeps the mover's count and cuts the
+        opponent's most (the loser's moves are not searched for the longest resistance).
+        """
+        own, opp = _split(mover, black, white)
+        self._prepare(own + opp)
+        children = _children(own[0], own[1], opp[0], opp[1])
+        if not children:
+            return None
+        winning = None
+        for slot, code in children:
+            na, nb = (code, own[1]) if slot == 0 else (own[0], code)
+            if not self._wins(*_key(opp[0], opp[1], na, nb)):
+                winning = (slot, code)
+                break
+        slot, code = winning if winning is not None else children[0]
+        moved = [list(own), list(opp)]
+        moved[0][slot] = code
+        new_own = (_dec(moved[0][0]), _dec(moved[0][1]))
+        new_opp = (_dec(opp[0]), _dec(opp[1]))
+        return (new_own, new_opp) if mover == "BLACK" else (new_opp, new_own)
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def _prepare(self, codes: tuple[int, ...]) -> None:
+        if len(self._table) > self.max_entries:
+            self._table.clear()
+        depth = min(sum(_SQ[c].count for c in codes) + 200, _MAX_DEPTH)
+        if sys.getrecursionlimit() < depth:
+            sys.setrecursionlimit(depth)
+
+    def _wins(self, a: int, b: int, x: int, y: int) -> bool:
+        """Does the mover, on a < b against x < y, win?"""
+        table = self._table
+        key = (a, b, x, y)
+        found = table.get(key)
+        if found is not None:
+            return found
+        self.nodes += 1
+        result = self._decide(a, b, x, y)
+        table[key] = result
+        return result
+
+    def _decide(self, a: int, b: int, x: int, y: int) -> bool:
+        up = _upper(a, b, x, y)
+        if up == 0:
+            return False
+        uo = _upper(x, y, a, b)
+        if up > uo and _guaranteed(a, b, x, y, 0, uo + 1) > uo:
+            return True
+        if uo >= up and _guaranteed(x, y, a, b, 1, up) >= up:
+            return False
+        children = _children(a, b, x, y)
+        if not children:
+            return False
+        table = self._table
+        keys = []
+        for slot, code in children:
+            key = _key(x, y, code, b) if slot == 0 else _key(x, y, a, code)
+            if table.get(key) is False:
+                return True
+            keys.append(key)
+        for key in keys:
+            if not self._wins(*key):
+                return True
+        return False
+
+
+def _children(a: int, b: int, x: int, y: int) -> list[tuple[int, int]]:
+    """The mover's legal moves as (slot, new square), best first: slow steps, then by the bounds."""
+    occupied = (a, b, x, y)
+    scored = []
+    for slot, p in ((0, a), (1, b)):
+        info = _SQ[p]
+        other = b if slot == 0 else a
+        for fast, targets in ((0, info.slow), (1, info.fast)):
+            for q in targets:
+                if q in occupied:
+                    continue
+                mine = _upper(q, other, x, y)
+                theirs = _upper(x, y, q, other)
+                block = sum(1 for o in (x, y) if q in _SQ[o].slow)
+                scored.append((fast, theirs - mine, -block, slot, q))
+    scored.sort()
+    return [(slot, q) for _, _, _, slot, q in scored]
+
+
+def _split(mover: str, black: Pair, white: Pair) -> tuple[tuple[int, int], tuple[int, int]]:
+    if mover not in PLAYERS:
+        raise ValueError(f"player must be BLACK or WHITE, not {mover!r}")
+    squares = [*black, *white]
+    if len(black) != 2 or len(white) != 2:
+        raise ValueError("each player has exactly two knights")
+    for sq in squares:
+        if len(sq) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in sq):
+            raise ValueError(f"square {sq!r} is not a pair of positive integers")
+    if len(set(map(tuple, squares))) != 4:
+        raise ValueError("two knights stand on one square")
+    codes = [_enc(sq) for sq in squares]
+    own, opp = (codes[:2], codes[2:]) if mover == "BLACK" else (codes[2:], codes[:2])
+    return (own[0], own[1]), (opp[0], opp[1])
+
+
+_DEFAULT = Solver()
+
+
+def mover_wins(mover: str, black: Pair, white: Pair) -> bool:
+    """True when the player to move wins with perfect play (shared solver)."""
+    return _DEFAULT.mover_wins(mover, black, white)
+
+
+def best_move(mover: str, black: Pair, white: Pair) -> tuple[Pair, Pair] | None:
+    """The (black, white) position after the mover's best move, or None (shared solver)."""
+    return _DEFAULT.best_move(mover, black, white)
+
+
+def winner(mover: str, black: Pair, white: Pair) -> str:
+    """'BLACK' or 'WHITE': who wins with perfect play."""
+    other = "WHITE" if mover == "BLACK" else "BLACK"
+    return mover if mover_wins(mover, black, white) else other
+
+
+def legal_moves(mover: str, black: Pair, white: Pair) -> list[tuple[Pair, Pair]]:
+    """Every (black, white) position the mover can reach in one move; the moved knight keeps its slot."""
+    _split(mover, black, white)
+    own, opp = (black, white) if mover == "BLACK" else (white, black)
+    taken = {*black, *white}
+    result = []
+    for slot in (0, 1):
+        row, col = own[slot]
+        for dr, dc in _STEPS:
+            q = (row + dr, col + dc)
+            if q[0] >= 1 and q[1] >= 1 and q not in taken:
+                new_own = (q, own[1]) if slot == 0 else (own[0], q)
+                result.append((new_own, opp) if mover == "BLACK" else (opp, new_own))
+    return result
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+USAGE = "usage: bestmove.py [--move] PLAYER b1r b1c b2r b2c w1r w1c w2r w2c"
+HELP = f"""{USAGE}
+
+Who wins All The King's Horses with perfect play, the player PLAYER (WHITE or BLACK) to move, black
+knights on (b1r, b1c) and (b2r, b2c), white knights on (w1r, w1c) and (w2r, w2c): prints WHITE WILL WIN
+or BLACK WILL WIN. With --move, first the position after the best move, in the same form with the
+other player to move (nothing when PLAYER has no legal move).
+"""
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parse(argv: Sequence[str]) -> tuple[bool, str, Pair, Pair]:
+    args = list(argv)
+    want_move = False
+    if args and args[0] == "--move":
+        want_move = True
+        args = args[1:]
+    for arg in args:
+        if arg.startswith("--"):
+            raise _UsageError(f"unknown option {arg!r}: the only option is --move, given before PLAYER")
+    if len(args) != 9:
+        raise _UsageError(f"expected PLAYER and 8 coordinates, got {len(args)} argument(s): {USAGE.removeprefix('usage: ')}")
+    player = args[0]
+    if player not in PLAYERS:
+        raise _UsageError(f"PLAYER must be WHITE or BLACK (upper case), not {player!r}")
+    values = []
+    names = ("b1r", "b1c", "b2r", "b2c", "w1r", "w1c", "w2r", "w2c")
+    for name, text in zip(names, args[1:]):
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
+            raise _UsageError(f"{name} must be a positive integer (rows and columns count from 1), not {text!r}")
+        values.append(int(text))
+    squares = [(values[i], values[i + 1]) for i in range(0, 8, 2)]
+    if len(set(squares)) != 4:
+        raise _UsageError("two knights stand on one square: give four different squares")
+    return want_move, player, (squares[0], squares[1]), (squares[2], squares[3])
+
+
+def _format(player: str, black: Pair, white: Pair) -> str:
+    return " ".join([player, *(str(v) for sq in (*black, *white) for v in sq)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``bestmove.py [--move] PLAYER b1r b1c b2r b2c w1r w1c w2r w2c``: print who wins."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(HELP)
+        return 0
+    try:
+        want_move, player, black, white = _parse(args)
+    except _UsageError as error:
+        sys.stderr.write(f"bestmove: error: {error}\n")
+        return 2
+    solver = Solver()
+    other = "WHITE" if player == "BLACK" else "BLACK"
+    try:
+        moved = solver.best_move(player, black, white) if want_move else None
+        verdict = player if solver.mover_wins(player, black, white) else other
+    except (RecursionError, MemoryError):
+        sys.stderr.write("bestmove: error: the position is too far from the corner to search here: use smaller coordinates\n")
+        return 1
+    if moved is not None:
+        sys.stdout.write(_format(other, *moved) + "\n")
+    sys.stdout.write(f"{verdict} WILL WIN\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
