@@ -576,6 +576,74 @@ def _open_results(db: Path) -> Any:
 
 
 @app.command()
+def sprt(
+    engine_a: Annotated[str, typer.Argument(help="The engine under test: a built-in name or a command.")],
+    engine_b: Annotated[str, typer.Argument(help="The engine it is measured against.")],
+    elo0: Annotated[float, typer.Option("--elo0", help="H0: ENGINE_A is this many Elo stronger (e.g. 0).")],
+    elo1: Annotated[float, typer.Option("--elo1", help="H1: ENGINE_A is this many Elo stronger (e.g. 10).")],
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    game: GameOption = "betsy",
+    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
+    size: Annotated[Optional[str], typer.Option(
+        "--size", help="Board size: n for Betsy, WxH for Connect Four, N for kings-horses.")] = None,
+    time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
+    openings: Annotated[Optional[Path], typer.Option(
+        "--openings", help="Openings file (SIZE PLAYER BOARD per line); default: random openings.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random openings.")] = 1,
+    opening_plies: Annotated[int, typer.Option(
+        "--opening-plies", min=0, max=1000, help="Plies of each random opening.")] = 2,
+    db: Annotated[Optional[Path], typer.Option(
+        "--db", help="Results database (default results/sprt-A-vs-B.sqlite).")] = None,
+    max_pairs: Annotated[int, typer.Option(
+        "--max-pairs", help="Stop without a decision after this many colour-swapped pairs.")] = 2000,
+    concurrency: Annotated[Optional[int], typer.Option(
+        help="Games at once (default: the number of cores).")] = None,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+) -> None:
+    """Play colour-swapped pairs until the pentanomial SPRT accepts H0 or H1 (resumable)."""
+    from harness import sprt_run
+    from harness.config import MAX_CONCURRENCY
+    from harness.engines import resolve_engine
+    from harness.settings import settings_from_flags
+
+    def prepare() -> sprt_run.SprtPlan:
+        settings = settings_from_flags({"game": game, "time": time})
+        board_size = _game_size(game, n, size)
+        if not elo0 < elo1:
+            raise UsageError(f"invalid --elo0 {elo0:g} --elo1 {elo1:g}: elo0 must be below elo1")
+        for option, value in (("--alpha", alpha), ("--beta", beta)):
+            if not 0 < value < 0.5:
+                raise UsageError(f"invalid {option} {value:g}: give a probability between 0 and 0.5, e.g. 0.05")
+        if not 1 <= max_pairs <= sprt_run.MAX_PAIRS:
+            raise UsageError(f"invalid --max-pairs {max_pairs}: give 1 to {sprt_run.MAX_PAIRS}")
+        if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise UsageError(f"invalid --concurrency {concurrency}: give 1 to {MAX_CONCURRENCY}")
+        if openings is not None and not openings.is_file():
+            raise UsageError(f"invalid --openings {openings}: no such file")
+        return sprt_run.plan(
+            resolve_engine(engine_a), resolve_engine(engine_b), settings, board_size, elo0=elo0, elo1=elo1,
+            alpha=alpha, beta=beta, max_pairs=max_pairs, openings_file=openings, seed=seed, plies=opening_plies,
+            concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
+
+    test = _guard(prepare)
+    _use_sandbox(sandbox, warn=False)
+    from harness.store import check_database_file
+
+    _guard(lambda: check_database_file(test.db))
+    a, b = test.names
+    typer.echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
+               f"{test.config.settings.rules.title} {test.config.settings.rules.size_phrase(test.config.sizes[0])}, "
+               f"{time:g} s per move; games in {test.db}")
+    try:
+        final = _guard(lambda: sprt_run.run(test, typer.echo, on_warning=_warn))
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(sprt_run.verdict(test, final))
+
+
+@app.command()
 def play(
     game: GameOption = "betsy",
     n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,

@@ -501,3 +501,66 @@ def sprt(
     elif llr <= lower:
         decision = "H0"
     return SprtResult(llr, lower, upper, decision)
+
+
+# --------------------------------------------------------------------------- pentanomial SPRT
+
+PENTANOMIAL_EPSILON = 1e-3
+"""Pair counts of 0 are taken as this (fishtest's regularisation): the likelihood needs every outcome."""
+
+
+def _constrained_mle(pdf: Sequence[tuple[float, float]], s: float) -> list[float]:
+    """The distribution over the same outcomes with expectation ``s`` that is most likely to have
+    produced the empirical ``pdf`` ((outcome, frequency) pairs, every frequency > 0, the outcomes
+    around ``s``): ``q_i = p_i / (1 + x (a_i - s))`` where ``x`` solves the secular equation
+    ``sum p_i (a_i - s) / (1 + x (a_i - s)) = 0`` (decreasing in ``x``; found by bisection)."""
+    low_a, high_a = min(a for a, _ in pdf), max(a for a, _ in pdf)
+    if not low_a < s < high_a:
+        raise ValueError(f"expectation {s!r} is not strictly between the outcomes {low_a} and {high_a}")
+    low, high = -1.0 / (high_a - s), 1.0 / (s - low_a)
+
+    def secular(x: float) -> float:
+        return sum(p * (a - s) / (1.0 + x * (a - s)) for a, p in pdf)
+
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        if secular(middle) > 0.0:
+            low = middle
+        else:
+            high = middle
+        if high - low < 1e-15:
+            break
+    x = (low + high) / 2.0
+    return [p / (1.0 + x * (a - s)) for a, p in pdf]
+
+
+def pentanomial_llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
+    """The generalized log-likelihood ratio of H1 (``elo = elo1``) against H0 (``elo = elo0``) for
+    colour-swapped pairs counted as in ``pentanomial`` (pair scores 0, 1/4, ..., 1 per game): the
+    pairs' empirical distribution ``p`` (zeros regularised to ``PENTANOMIAL_EPSILON``), its most
+    likely neighbours ``q0``, ``q1`` with expectations ``s0``, ``s1`` (``expected_score`` of the two
+    Elos), and ``LLR = N * sum p_i ln(q1_i / q0_i)`` -- fishtest's pentanomial GSPRT."""
+    if len(counts) != 5 or min(counts) < 0:
+        raise ValueError(f"pentanomial counts are five numbers >= 0, got {list(counts)!r}")
+    if not elo0 < elo1:
+        raise ValueError(f"elo0 must be below elo1, got elo0={elo0!r}, elo1={elo1!r}")
+    if sum(counts) == 0:
+        return 0.0
+    regular = [float(c) if c > 0 else PENTANOMIAL_EPSILON for c in counts]
+    total = sum(regular)
+    pdf = [(k / 4.0, c / total) for k, c in enumerate(regular)]
+    q0 = _constrained_mle(pdf, expected_score(elo0))
+    q1 = _constrained_mle(pdf, expected_score(elo1))
+    return total * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, q0, q1))
+
+
+def sprt_pentanomial(counts: Sequence[int], elo0: float, elo1: float, alpha: float = 0.05,
+                     beta: float = 0.05) -> SprtResult:
+    """The pentanomial GSPRT's state: ``pentanomial_llr`` against Wald's bounds
+    ``ln(beta / (1 - alpha))`` (accept H0) and ``ln((1 - beta) / alpha)`` (accept H1)."""
+    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0):
+        raise ValueError("alpha and beta must be strictly between 0 and 1")
+    llr = pentanomial_llr(counts, elo0, elo1)
+    lower, upper = math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+    decision: Literal["H0", "H1", "continue"] = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
+    return SprtResult(llr, lower, upper, decision)

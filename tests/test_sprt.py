@@ -1,0 +1,111 @@
+"""The pentanomial GSPRT (harness.ratings.pentanomial_llr) and ``arena sprt``."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from harness.ratings import (
+    PENTANOMIAL_EPSILON,
+    _constrained_mle,
+    expected_score,
+    pentanomial_llr,
+    sprt_pentanomial,
+)
+from tests.conftest import ARENA, run_program
+
+S1 = expected_score(10)  # 1 / (1 + 10^(-10/400)) = 0.514387...
+
+
+def test_llr_when_the_pairs_average_exactly_h0() -> None:
+    # Counts [1, 1, 1, 1, 1]: the pair scores 0, 1/4, 1/2, 3/4, 1 equally often: mean 1/2 = s0 (elo0 = 0),
+    # so the most likely distribution under H0 is the empirical one (x = 0 in the secular equation)
+    # and LLR = N sum p ln(q1 / p) = -sum ln(1 + x (a_i - s1)). The variance of the pair score is
+    # v = (1/4 + 1/16 + 0 + 1/16 + 1/4) / 5 = 0.125 and, to second order in d = s1 - 1/2 = 0.014387,
+    # x = -d / v and LLR = -N d^2 / (2 v) = -5 * 0.00020699 / 0.25 = -0.0041398.
+    assert S1 == pytest.approx(0.514387, abs=1e-6)
+    assert pentanomial_llr([1, 1, 1, 1, 1], 0, 10) == pytest.approx(-0.0041398, abs=2e-6)
+    # Counts [5, 10, 20, 10, 5]: mean 1/2, v = (5 * 1/4 * 2 + 10 * 1/16 * 2) / 50 = 0.075,
+    # LLR = -50 * 0.00020699 / 0.15 = -0.068997 (second order).
+    assert pentanomial_llr([5, 10, 20, 10, 5], 0, 10) == pytest.approx(-0.068997, abs=1e-4)
+
+
+def test_llr_of_a_stronger_engine_and_the_mle_it_rests_on() -> None:
+    # Counts [2, 8, 20, 12, 8]: mean (8/4 + 20/2 + 12 * 3/4 + 8) / 50 = 29/50 = 0.58, v = 0.0631;
+    # the normal approximation N (s1 - s0)(2m - s0 - s1) / (2v) gives 0.763; the exact LLR is lower.
+    counts = [2, 8, 20, 12, 8]
+    llr = pentanomial_llr(counts, 0, 10)
+    assert llr == pytest.approx(0.72100, abs=1e-4)
+    pdf = [(k / 4, c / 50) for k, c in enumerate(counts)]
+    for s in (0.5, S1):
+        q = _constrained_mle(pdf, s)
+        assert sum(q) == pytest.approx(1.0, abs=1e-12)
+        assert sum(a * qi for (a, _), qi in zip(pdf, q)) == pytest.approx(s, abs=1e-12)
+        # q maximises sum p ln q among distributions with mean s: moving mass along the constraint
+        # (+e at 0 and 1/2 against -2e at 1/4 keeps both sums) lowers it either way.
+        best = sum(p * math.log(qi) for (_, p), qi in zip(pdf, q))
+        for e in (1e-4, -1e-4):
+            moved = [q[0] + e, q[1] - 2 * e, q[2] + e, q[3], q[4]]
+            assert sum(p * math.log(qi) for (_, p), qi in zip(pdf, moved)) < best
+    # The LLR is N sum p ln(q1 / q0).
+    q0, q1 = _constrained_mle(pdf, 0.5), _constrained_mle(pdf, S1)
+    assert llr == pytest.approx(50 * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, q0, q1)), abs=1e-12)
+
+
+def test_llr_is_symmetric_scales_with_n_and_regularises_zeros() -> None:
+    counts = [3, 7, 19, 13, 9]
+    assert pentanomial_llr(counts, -5, 5) == pytest.approx(-pentanomial_llr(counts[::-1], -5, 5), abs=1e-12)
+    assert pentanomial_llr([2 * c for c in counts], 0, 10) == pytest.approx(2 * pentanomial_llr(counts, 0, 10),
+                                                                            rel=1e-9)
+    assert pentanomial_llr([0, 0, 0, 0, 0], 0, 10) == 0.0
+    # A zero count is taken as PENTANOMIAL_EPSILON (fishtest's), so a sweep has a finite LLR.
+    sweep = pentanomial_llr([0, 0, 0, 0, 12], 0, 100)
+    assert sweep == pytest.approx(pentanomial_llr([PENTANOMIAL_EPSILON] * 4 + [12], 0, 100), abs=1e-12)  # type: ignore[list-item]
+    assert 2.9 < sweep < 3.0
+
+
+def test_decisions_and_bad_input() -> None:
+    h1 = sprt_pentanomial([5, 20, 60, 70, 45], 0, 10)
+    assert (h1.decision, round(h1.lower, 4), round(h1.upper, 4)) == ("H1", -2.9444, 2.9444)
+    assert sprt_pentanomial([45, 70, 60, 20, 5], 0, 10).decision == "H0"
+    assert sprt_pentanomial([1, 1, 1, 1, 1], 0, 10).decision == "continue"
+    with pytest.raises(ValueError, match="elo0 must be below elo1"):
+        pentanomial_llr([1, 1, 1, 1, 1], 5, 5)
+    with pytest.raises(ValueError, match="five numbers"):
+        pentanomial_llr([1, 1, 1], 0, 5)
+
+
+def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "sprt.sqlite"
+    args = [ARENA, "sprt", "greedy", "random", "--elo0", "0", "--elo1", "100", "--n", "3", "--db", str(db),
+            "--concurrency", "2", "--sandbox", "off"]
+    done = run_program(args, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (f"SPRT greedy vs random: H0 elo = 0, H1 elo = 100, alpha 0.05, beta 0.05; Betsy n = 3, "
+                        f"1 s per move; games in {db}")
+    assert lines[1] == "pairs     0  pentanomial [0, 0, 0, 0, 0]  LLR +0.00 (-2.94, +2.94)  Elo -"
+    assert lines[-1].startswith("H1 accepted: greedy is stronger than random by about 100 Elo or more (LLR +")
+    pairs = int(lines[-1].rsplit("after ", 1)[1].split()[0])
+    with sqlite3.connect(db) as connection:
+        games = connection.execute("SELECT count(*), count(DISTINCT game_id) FROM games").fetchone()
+    assert games == (2 * pairs, 2 * pairs)
+    again = run_program(args, timeout=120)
+    assert again.returncode == 0
+    assert again.stdout.splitlines()[1:] == [lines[-2], lines[-1]]  # nothing played: the stored state, the verdict
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--elo0", "5", "--elo1", "5"], "invalid --elo0 5 --elo1 5: elo0 must be below elo1"),
+    (["--elo0", "0", "--elo1", "5", "--alpha", "0.7"],
+     "invalid --alpha 0.7: give a probability between 0 and 0.5, e.g. 0.05"),
+    (["--elo0", "0", "--elo1", "5", "--max-pairs", "0"], "invalid --max-pairs 0: give 1 to 100000"),
+    (["--elo0", "0", "--elo1", "5", "--openings", "/nonexistent/o.txt"],
+     "invalid --openings /nonexistent/o.txt: no such file"),
+])
+def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str) -> None:
+    done = run_program([ARENA, "sprt", "greedy", "random", *extra])
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"arena: error: {message}\n")
