@@ -27,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from harness.cluster import ClusterAddress
     from harness.games.registry import Game
     from harness.match import GameRecord, MoveRecord
 
@@ -446,6 +447,15 @@ def _print_report(db: Path, tournament: int | None, fmt: str, html: Path | None 
             typer.echo(f"\nCSV tables: {', '.join(str(path) for path in tables)}")
 
 
+def _parse_cluster(text: str) -> ClusterAddress:
+    from harness.cluster import parse_cluster
+
+    try:
+        return parse_cluster(text)
+    except ValueError as error:
+        raise UsageError(f"invalid --cluster: {error}") from None
+
+
 @app.command()
 def tournament(
     config: Annotated[Path, typer.Argument(help="Tournament config (YAML).")],
@@ -462,6 +472,9 @@ def tournament(
     sandbox: Annotated[Optional[SandboxMode], typer.Option(
         "--sandbox", case_sensitive=False,
         help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")] = None,
+    cluster: Annotated[Optional[str], typer.Option(
+        metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tcp://HOST:PORT, a running "
+                                "scheduler, or local:K, K worker slots on this machine.")] = None,
 ) -> None:
     """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
     from harness.config import MAX_CONCURRENCY, load_config
@@ -475,8 +488,11 @@ def tournament(
     loaded = _guard(lambda: load_config(config, concurrency))
     if sandbox is not None:
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
+    if cluster is not None:
+        loaded = dataclasses.replace(loaded, cluster=_guard(lambda: _parse_cluster(cluster)))
     _guard(lambda: check_rounds(loaded, share))
-    _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
+    if loaded.cluster is None or loaded.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
+        _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
     from harness.store import check_database_file
 

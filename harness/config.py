@@ -20,6 +20,7 @@ from typing import Any, Literal
 import pydantic
 import yaml
 
+from harness.cluster import ClusterAddress, parse_cluster
 from harness.engines import BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
 from harness.errors import ConfigError, EngineError
 from harness.games.betsy import MAX_N
@@ -67,6 +68,7 @@ class _Tournament(GameSettings):
     rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
     openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
+    cluster: str | None = None
     sandbox: Literal["auto", "required", "off"] = "auto"
     max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
     max_processes: int = pydantic.Field(64, ge=1, le=MAX_PROCESSES)
@@ -130,6 +132,9 @@ class TournamentConfig:
     """Processes and threads an engine may run at once (in the sandbox)."""
     opening_positions: dict[str, tuple[Opening, ...]] = field(default_factory=dict)
     """Openings read from openings_file, by size."""
+    cluster: ClusterAddress | None = None
+    """Where the games run: a dask cluster, or None for the local process pool (not part of the
+    fingerprint: where a game runs does not change it)."""
 
     @property
     def game(self) -> Game:
@@ -407,6 +412,12 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     problems += size_problems
     specs, engine_problems = _engine_specs(list(model.engines), base)
     problems += engine_problems
+    cluster: ClusterAddress | None = None
+    if model.cluster is not None:
+        try:
+            cluster = parse_cluster(model.cluster)
+        except ValueError as error:
+            problems.append(f"cluster: {error}")
     openings_file: str | None = None
     positions: dict[str, tuple[Opening, ...]] = {}
     if model.openings.file is not None:
@@ -441,6 +452,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         max_file_mb=model.max_file_mb,
         max_processes=model.max_processes,
         opening_positions=positions,
+        cluster=cluster,
     )
 
 

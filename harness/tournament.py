@@ -2,7 +2,8 @@
 
 Each worker process plays whole games (every move through the referee); the coordinating process
 writes each finished game to SQLite in one transaction, so killing the harness at any moment loses
-at most the games in progress, and a rerun plays only what is missing.
+at most the games in progress, and a rerun plays only what is missing. With a cluster address in the
+config, the games run on a dask cluster instead (harness/cluster.py), stored here the same way.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from harness import sandbox
+from harness.sandbox import SandboxMode
 from harness.config import TournamentConfig
 from harness.errors import UsageError
 from harness.engines import EngineSpec
@@ -26,6 +29,9 @@ from harness.referee import Limits, kill_current_call
 from harness.settings import GameSettings
 from harness.schedule import ScheduledGame, schedule, start_position
 from harness.store import Store
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 log = logging.getLogger("arena.tournament")
 
@@ -156,8 +162,9 @@ def _run_games(
     on_game: Callable[[ScheduledGame, GameRecord], None] | None,
     on_warning: Callable[[str], None] | None = None,
 ) -> None:
-    from tqdm import tqdm
-
+    if config.cluster is not None:
+        _run_on_cluster(config, store, tournament, todo, summary, progress, on_game, on_warning)
+        return
     specs = {engine.name: engine for engine in config.engines}
     confined, warning = sandbox.resolve(config.sandbox)
     if warning is not None:
@@ -169,10 +176,7 @@ def _run_games(
         config.settings.limits(sandbox=confined, file_bytes=config.max_file_mb << 20,
                                processes=config.max_processes),
     )
-    bar = tqdm(
-        total=summary.scheduled, initial=summary.already_done, disable=not progress,
-        unit="game", dynamic_ncols=True, file=sys.stderr,
-    )
+    bar = _progress_bar(summary, progress)
     pending = list(todo)
     restarts = 0
     try:
@@ -197,17 +201,8 @@ def _run_games(
                             summary.failed += 1
                             pending.remove(game)
                             continue
-                        store.save_game(tournament, game, record)
                         pending.remove(game)
-                        summary.played += 1
-                        score = score_for_x(record.result)
-                        summary.standings[game.x].add(score)
-                        summary.standings[game.o].add(1 - score)
-                        log.info("%s: %s (%s)", game.game_id, record.result, record.reason)
-                        if on_game is not None:
-                            on_game(game, record)
-                        bar.update(1)
-                        bar.set_postfix_str(standings_text(summary.standings), refresh=False)
+                        _finished(store, tournament, game, record, summary, on_game, bar)
             except BrokenProcessPool:
                 pass
             except KeyboardInterrupt:
@@ -224,6 +219,87 @@ def _run_games(
                     summary.failed += len(pending)
                     log.error("giving up after %d pool restarts; a rerun retries the rest", restarts - 1)
                     break
+    finally:
+        bar.close()
+
+
+def _progress_bar(summary: RunSummary, progress: bool) -> tqdm[NoReturn]:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=summary.scheduled, initial=summary.already_done, disable=not progress,
+        unit="game", dynamic_ncols=True, file=sys.stderr,
+    )
+
+
+def _finished(
+    store: Store,
+    tournament: int,
+    game: ScheduledGame,
+    record: GameRecord,
+    summary: RunSummary,
+    on_game: Callable[[ScheduledGame, GameRecord], None] | None,
+    bar: tqdm[NoReturn],
+) -> None:
+    """Store a finished game and count it, once: a game already in the store is not counted again."""
+    if not store.save_game(tournament, game, record):
+        log.warning("%s: already in the database; this result is dropped", game.game_id)
+        return
+    summary.played += 1
+    score = score_for_x(record.result)
+    summary.standings[game.x].add(score)
+    summary.standings[game.o].add(1 - score)
+    log.info("%s: %s (%s)", game.game_id, record.result, record.reason)
+    if on_game is not None:
+        on_game(game, record)
+    bar.update(1)
+    bar.set_postfix_str(standings_text(summary.standings), refresh=False)
+
+
+def _run_on_cluster(
+    config: TournamentConfig,
+    store: Store,
+    tournament: int,
+    todo: list[ScheduledGame],
+    summary: RunSummary,
+    progress: bool,
+    on_game: Callable[[ScheduledGame, GameRecord], None] | None,
+    on_warning: Callable[[str], None] | None,
+) -> None:
+    """Play ``todo`` on the config's dask cluster; each result is stored here as it arrives."""
+    from harness import cluster
+
+    assert config.cluster is not None
+    told: set[str] = set()
+
+    def warn(message: str) -> None:
+        log.warning("%s", message)
+        if on_warning is not None and message not in told:
+            told.add(message)
+            on_warning(message)
+
+    def failed(game: ScheduledGame, why: str) -> None:
+        log.error("game %s not played: %s; a rerun retries it", game.game_id, why)
+        summary.failed += 1
+        if on_warning is not None and why not in told:
+            told.add(why)
+            on_warning(f"a game was not played: {why}")
+
+    if config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
+        warn(str(sandbox.resolve(SandboxMode.OFF)[1]))
+    job = cluster.Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes,
+                      cluster.expected_hashes(config.engines))
+    specs = {engine.name: engine for engine in config.engines}
+    bar = _progress_bar(summary, progress)
+    try:
+        cluster.play_on_cluster(
+            config.cluster, todo, specs, job,
+            lambda game, record: _finished(store, tournament, game, record, summary, on_game, bar),
+            failed, warn,
+        )
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        raise
     finally:
         bar.close()
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
     "name, game, time, allow_fractional_time, grace, max_plies, win_priority, n, size, format, rounds, "
-    "openings, concurrency, sandbox, max_file_mb, max_processes, engines"
+    "openings, concurrency, cluster, sandbox, max_file_mb, max_processes, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
 
@@ -156,6 +156,35 @@ def test_concurrency_from_the_file_and_the_argument_overrides_it(tmp_path: Path)
     path = write(tmp_path, "name: t\nconcurrency: 3\n" + ENGINES)
     assert load_config(path).concurrency == 3
     assert load_config(path, concurrency=5).concurrency == 5
+
+
+def test_cluster_address_is_parsed_and_left_out_of_the_fingerprint(tmp_path: Path) -> None:
+    from harness.cluster import ClusterAddress
+
+    base = load_config(write(tmp_path, "name: t\n" + ENGINES))
+    assert base.cluster is None
+    remote = load_config(write(tmp_path / "tcp", "name: t\ncluster: tcp://head.example:8786\n" + ENGINES))
+    assert remote.cluster == ClusterAddress(scheduler="tcp://head.example:8786")
+    local = load_config(write(tmp_path / "local", "name: t\ncluster: local:4\n" + ENGINES))
+    assert local.cluster == ClusterAddress(local_slots=4)
+    assert str(local.cluster) == "local:4"
+    assert remote.fingerprint_hash() == local.fingerprint_hash() == base.fingerprint_hash()
+
+
+@pytest.mark.parametrize("value", ["head:8786", "tcp://head", "tcp://head:0", "tcp://head:70000", "local:0",
+                                   "local:257", "local", "tls://head:8786", "'5'"])
+def test_bad_cluster_address_says_what_is_expected(tmp_path: Path, value: str) -> None:
+    path, message = problem(tmp_path, f"name: t\ncluster: {value}\n" + ENGINES)
+    shown = value.strip("'")
+    assert message == (
+        f"{path}: cluster: expected tcp://HOST:PORT (a running dask scheduler) or local:K (a cluster of K worker "
+        f"slots on this machine, 1 to 256), got {shown!r}"
+    )
+
+
+def test_cluster_address_must_be_text(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\ncluster: 8786\n" + ENGINES)
+    assert message == f"{path}: cluster: expected text, got 8786"
 
 
 def test_fingerprint_ignores_concurrency_but_not_rounds(tmp_path: Path) -> None:
