@@ -55,17 +55,18 @@ def game_steps(record: GameRecord) -> tuple[list[Step], int]:
     columns = rules.columns(steps[0].position)
     names = {"x": record.x, "o": record.o}
     total = len(record.moves)
-    found = [Step(steps[0].position.board(), 0,
-                  f"start: {steps[0].position.player} to move (x = {record.x}, o = {record.o})")]
+    start = steps[0].position
+    found = [Step(rules.picture(start, start), 0,
+                  f"start: {start.player} to move (x = {record.x}, o = {record.o})")]
     for frame in steps[1:]:
         move = frame.move
         assert move is not None
         if move.verdict is Verdict.OK and move.move is not None:
-            what, column = rules.describe_move(move.move), move.move
+            what, column = rules.describe_move(move.move), rules.move_column(move.move)
         else:
             what = f"forfeits: {move.verdict.value}{': ' + move.detail if move.detail else ''}"
             column = 0
-        found.append(Step(frame.position.board(), column,
+        found.append(Step(rules.picture(frame.position, start), column,
                           f"ply {move.ply}/{total}: {move.player} ({names[move.player]}) {what} ({move.seconds:.2f} s)"))
     last = found[-1]
     found[-1] = Step(last.board, last.column, f"{last.caption}. Result {record.result}: {record.reason}")
