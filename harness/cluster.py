@@ -41,7 +41,8 @@ MAX_LOCAL_SLOTS = 256
 """Most worker slots of a ``local:K`` cluster (as many as ``concurrency`` allows)."""
 LOCAL_HOST = "127.0.0.1"
 CONNECT_SECONDS = 10.0
-"""How long to try reaching a scheduler before giving up."""
+"""How long to try reaching a scheduler before giving up, unless dask's own setting is given in the
+environment (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT, e.g. 30s)."""
 _WINDOW_REFRESH_SECONDS = 2.0
 _TCP = re.compile(r"tcp://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9]{1,5})")
 _LOCAL = re.compile(r"local:(?P<slots>[0-9]{1,6})")
@@ -225,17 +226,23 @@ def play_checked(game: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) ->
 @contextmanager
 def connect(address: ClusterAddress, timeout: float | None = None) -> Iterator[Client]:
     """A client of the scheduler at ``address``, or of a local cluster started (and closed) here."""
+    import dask
     from distributed import Client, LocalCluster
 
-    seconds = CONNECT_SECONDS if timeout is None else timeout
+    seconds = connect_seconds() if timeout is None else timeout
     for noisy in ("distributed", "asyncio"):  # the tournament's log gets their warnings only
         logging.getLogger(noisy).setLevel(logging.WARNING)
     if address.local_slots is not None:
         processes, threads = local_layout(address.local_slots)
-        cluster = LocalCluster(  # every port on 127.0.0.1, chosen free (no fixed 8787 to clash)
-            n_workers=processes, threads_per_worker=threads, processes=True, host=LOCAL_HOST,
-            scheduler_port=0, dashboard_address=f"{LOCAL_HOST}:0", protocol="tcp://",
-        )
+        # Every port on 127.0.0.1, chosen free (no fixed 8787 to clash). The workers' statistical
+        # profiler samples every thread every 10 ms: CPU the engines need. Their logs would only
+        # clutter the terminal: the coordinator reports failed games itself.
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(
+                n_workers=processes, threads_per_worker=threads, processes=True, host=LOCAL_HOST,
+                scheduler_port=0, dashboard_address=f"{LOCAL_HOST}:0", protocol="tcp://",
+                silence_logs=logging.CRITICAL,
+            )
         try:
             with Client(cluster, set_as_default=False) as client:
                 yield client
@@ -255,8 +262,37 @@ def connect(address: ClusterAddress, timeout: float | None = None) -> Iterator[C
         yield client
 
 
-def _slots(client: Client) -> int:
-    return sum(client.nthreads().values())
+def connect_seconds() -> float:
+    """CONNECT_SECONDS, or the connect timeout given to dask in the environment."""
+    given = os.environ.get("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
+    if not given:
+        return CONNECT_SECONDS
+    from dask.utils import parse_timedelta
+
+    try:
+        return float(parse_timedelta(given, default="seconds"))
+    except (ValueError, KeyError):
+        raise ClusterError(
+            f"invalid DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT {given!r}: give a duration such as 30s"
+        ) from None
+
+
+def _warm_up(job: Job) -> None:
+    """On a worker: load what a game needs (the harness, the game's rules) before the first game."""
+    import harness.tournament  # noqa: F401
+
+    job.settings.rules  # noqa: B018 - the property imports the game's module
+
+
+def _workers(client: Client, known: dict[str, int]) -> dict[str, int]:
+    """The cluster's workers and their slots now; workers that left or joined since ``known`` are logged."""
+    now: dict[str, int] = dict(client.nthreads())
+    for gone in sorted(set(known) - set(now)):
+        log.warning("worker %s left the cluster; its games in progress are played again on the others", gone)
+    for new in sorted(set(now) - set(known)):
+        if known:
+            log.info("worker %s joined the cluster with %d slots", new, now[new])
+    return now
 
 
 def play_on_cluster(
@@ -279,7 +315,15 @@ def play_on_cluster(
     from distributed import as_completed
 
     with connect(address) as client:
-        slots = _slots(client)
+        try:
+            client.run(_warm_up, job)
+        except Exception as error:  # a worker without the harness: a bare traceback would not say so
+            raise ClusterError(
+                f"a worker of {address} cannot load the harness ({type(error).__name__}: {' '.join(str(error).split())}); "
+                f"start the workers with the project's own environment (.venv/bin/dask worker ...), see docs/cluster.md"
+            ) from None
+        workers = _workers(client, {})
+        slots = sum(workers.values())
         log.info("cluster %s: %d worker slots", address, slots)
         if slots == 0:
             warn(f"the scheduler at {address} has no workers yet; the games wait until one connects "
@@ -331,5 +375,6 @@ def play_on_cluster(
                             logger.handle(record)
                     finished(game, played.record)
             if time.monotonic() - refreshed > _WINDOW_REFRESH_SECONDS:
-                window, refreshed = max(2, 2 * _slots(client)), time.monotonic()
+                workers = _workers(client, workers)
+                window, refreshed = max(2, 2 * sum(workers.values())), time.monotonic()
             submit_up_to(window)
