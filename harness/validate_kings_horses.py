@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.engines import EngineSpec
-from harness.games.kings_horses import WORDS, Position, lone_moves, random_position
+from harness.games.kings_horses import WORDS, Position, race_lead, random_position
 from harness.protocol import Verdict
 from harness.referee import CallResult, run_call
 from harness.rng import Rng
@@ -102,13 +102,6 @@ class Oracle:
     def _winner(self, mover: str, black: Any, white: Any) -> str:
         wins = self.solver.mover_wins(mover, black, white)
         return mover if wins else WORDS[1 - WORDS.index(mover)]
-
-
-def race_lead(position: Position) -> int:
-    """The side to move's lone-knight move count minus its opponent's: with no blocking, the side to
-    move wins exactly when this is positive."""
-    counts = [lone_moves(*position.knights[i]) + lone_moves(*position.knights[i + 1]) for i in (0, 2)]
-    return counts[position.turn] - counts[1 - position.turn]
 
 
 def swapped(position: Position) -> Position:

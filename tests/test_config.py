@@ -76,7 +76,7 @@ EXPECTED_GAMES = {
     "hybrid-vs-alphabeta-n5.yaml": 200,
     "hybrid-vs-alphabeta-n8.yaml": 200,
     "hybrid-vs-baselines-n5.yaml": 300,
-    "kings-horses.yaml": 48,
+    "kings-horses.yaml": 168,
     "quick.yaml": 12,
     "time-check.yaml": 20,
 }

@@ -51,20 +51,25 @@ def test_our_bestmove_passes_everything() -> None:
 
 
 def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time() -> None:
+    # Plain memoized minimax answers small positions at once and takes seconds to minutes on some
+    # larger ones and close races: with 1 s a position, those are late (whatever the machine's speed).
     status, report = validate(str(STUDENTS / "plain_minimax.py"), "--time", "1")
     assert status == 1
-    assert report["verdict"].startswith("FAIL: time (first failure: band-close: ")
+    assert report["verdict"].startswith("FAIL: time (first failure: band-")
     assert report["categories"]["protocol"]["status"] == "pass"
     correctness = checks(report, "correctness")
     assert all(check["passed"] for check in correctness.values() if check["judged"])
     late = [name for name, check in correctness.items() if not check["judged"]]
-    assert late and all(name.startswith("close-") for name in late)
-    assert all(check["detail"] == "not judged: no answer within 1 s (counted under time)"
-               for name, check in correctness.items() if name in late)
+    assert late and all(name.startswith(("medium-", "large-", "close-")) for name in late)
+    assert all(correctness[name]["detail"] == "not judged: no answer within 1 s (counted under time)" for name in late)
+    assert failed(report, "time") and set(failed(report, "time")) <= {"band-medium", "band-large", "band-close"}
     time = checks(report, "time")
-    assert failed(report, "time") == ["band-close"]
+    assert time["band-small"]["status"] == "pass"
     assert time["band-small"]["detail"].startswith("small (coordinates 1..8): 6 answered, mean ")
-    assert f"; {len(late)} of 3 ran past 1 s + grace" in time["band-close"]["detail"]
+    bands = {name.split("-")[0] for name in late}
+    for band in bands:
+        count = sum(name.startswith(band + "-") for name in late)
+        assert f"; {count} of " in time[f"band-{band}"]["detail"]
 
 
 def test_mixed_up_colours_fail_the_seed_example_and_the_colour_positions() -> None:

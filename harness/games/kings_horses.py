@@ -48,6 +48,13 @@ def lone_moves(row: int, col: int) -> int:
     return max(0, row + col - 3 - (1 if (row - col) % 3 == 0 else 0))
 
 
+def race_lead(position: Position) -> int:
+    """The side to move's lone-move count minus its opponent's: with no knight ever in another's
+    way, the side to move wins exactly when this is positive."""
+    counts = [lone_moves(*position.knights[i]) + lone_moves(*position.knights[i + 1]) for i in (0, 2)]
+    return counts[position.turn] - counts[1 - position.turn]
+
+
 def parse_size(text: str) -> int:
     """A coordinate band ``N`` (``MIN_SIZE`` to ``MAX_SIZE``); PositionError naming the problem."""
     if not (text.isascii() and text.isdigit()) or len(text) > 6:

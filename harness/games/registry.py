@@ -309,10 +309,15 @@ class KingsHorses(Game):
         return KHPosition.from_text(str(size), player, board)
 
     def random_start(self, size: str, rng: Any) -> Any:
-        """A random position with coordinates in 1..size in which the side to move has a move."""
-        from harness.games.kings_horses import random_position
+        """A random close race with coordinates in 1..size: the side to move has a move and its
+        knights' lone-move count leads by -1 to 2. Far from that the count decides the game and
+        any program converts it; close races are where play tells programs apart."""
+        from harness.games.kings_horses import random_position, race_lead
 
-        return random_position(int(self.parse_size(size)), rng)
+        while True:
+            position = random_position(int(self.parse_size(size)), rng)
+            if -1 <= race_lead(position) <= 2:
+                return position
 
     def parse_move(self, text: str) -> int:
         from harness.games.kings_horses import parse_move
