@@ -119,6 +119,22 @@ def test_worker_refuses_a_missing_engine_file_or_interpreter(tmp_path: Path) -> 
         f"engine 'mine': /nonexistent/python3 is missing or not executable on worker tcp://w:1; {fix}")
 
 
+def test_the_benchmarks_sleepy_engine_answers_legally() -> None:
+    from harness.games.registry import get_game
+
+    rules = get_game("connect4")
+    column_1_full = rules.initial("7x6")
+    for _ in range(6):
+        column_1_full = column_1_full.after(1)
+    for position, expected in ((rules.initial("7x6"), 1), (column_1_full, 2)):
+        result = run_program([str(ROOT / "scripts" / "sleepy_connect4.sh"), "0", "7x6", position.player,
+                              position.board(), "1"])
+        assert result.returncode == 0, result.stderr
+        move, after = result.stdout.split()
+        assert int(move) == expected
+        assert position.after(expected).board() == after
+
+
 # --- a local cluster ---------------------------------------------------------------------------------
 
 
