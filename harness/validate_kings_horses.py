@@ -206,7 +206,7 @@ def _blocked_no_move(rng: Rng, count: int) -> list[Position]:
     tries = 0
     while len(found) < count and tries < 200_000:
         tries += 1
-        position = _random_any(rng, 5)
+        position = random_position(5, rng, playable=False)
         if position.legal_moves():
             continue
         mover = position.turn
@@ -216,15 +216,6 @@ def _blocked_no_move(rng: Rng, count: int) -> list[Position]:
                 and free_winner(position) == WORDS[mover]):
             found.append(position)
     return found
-
-
-def _random_any(rng: Rng, band: int) -> Position:
-    squares: list[tuple[int, int]] = []
-    while len(squares) < 4:
-        square = (rng.randrange(band) + 1, rng.randrange(band) + 1)
-        if square not in squares:
-            squares.append(square)
-    return Position(squares, rng.randrange(2), band)
 
 
 @dataclass

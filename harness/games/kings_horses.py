@@ -318,9 +318,10 @@ def render(position: Position, last_move: Move | None = None, extent: tuple[int,
     return "\n".join(lines)
 
 
-def random_position(band: int, rng: object, mover: Colour | None = None) -> Position:
+def random_position(band: int, rng: object, mover: Colour | None = None, playable: bool = True) -> Position:
     """A position with every coordinate in 1..band, the side to move drawn too (unless given), in
-    which the side to move has a move. ``rng`` has ``randrange(n)`` (harness.rng.Rng)."""
+    which the side to move has a move (unless not ``playable``). ``rng`` has ``randrange(n)``
+    (harness.rng.Rng)."""
     while True:
         squares: list[Square] = []
         while len(squares) < 4:
@@ -329,5 +330,5 @@ def random_position(band: int, rng: object, mover: Colour | None = None) -> Posi
                 squares.append(square)
         turn = rng.randrange(2) if mover is None else mover  # type: ignore[attr-defined]
         position = Position(squares, turn, band)
-        if position.legal_moves():
+        if not playable or position.legal_moves():
             return position
