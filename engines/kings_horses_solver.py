@@ -19,18 +19,21 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   ``(u, v)`` by (0,3), (3,0), (4,5) or (5,4)). So the first moves of a knight along a path the opponent
   cannot reach in time are guaranteed: a player who moves one knight, then the other, along such paths
   is sure of that many moves whatever the opponent does (a lower bound).
-- The mover wins if its guaranteed moves exceed the opponent's upper bound, and loses if the opponent's
-  guaranteed moves reach its upper bound (with no interference possible these bounds meet and the
-  position is a pure race, decided by counting). Positions in between are searched: a memoised
-  negamax on canonical keys (each player's pair sorted; the mover first, so one table serves both
-  colours), children ordered slow steps first, then by the bounds, with a probe of the table for an
-  immediately refuted child.
+- Pure races: the mover makes at most ``min(U_mover, U_opp + 1)`` moves in the game and the opponent
+  ``min(U_opp, U_mover)``. When no mover's knight and opponent's knight can stand on one square within
+  those horizons (by the move counts above), neither can ever get in the other's way and the mover
+  wins iff the most its knights make alone (a small exact single-player search, memoised), capped by
+  its bound, exceeds the opponent's. Checked at every node: the horizons shrink as the game goes on.
+- The mover wins if its guaranteed moves exceed the opponent's upper bound. Other positions are
+  searched: a memoised negamax on canonical keys (each player's pair sorted; the mover first, so one
+  table serves both colours), slow steps first, with a probe of the table for an immediately refuted
+  child.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 Square = tuple[int, int]
 Pair = tuple[Square, Square]
@@ -42,6 +45,7 @@ _SLOW = ((-2, 1), (1, -2))
 _FAST = ((-2, -1), (-1, -2))
 _STEPS = _SLOW + _FAST
 _INF = 1 << 60
+_Routes = dict[tuple[int, int], tuple[int, ...]]
 _MAX_DEPTH = 100_000
 """Recursion limit the search may raise Python's to (one level per move of the game)."""
 
@@ -64,25 +68,14 @@ def _dec(code: int) -> Square:
     return (code >> _SHIFT, code & _MASK)
 
 
-class _Info:
-    """Per-square data, built on first use: coordinates, lone count, class, targets on the board."""
+class _Squares(dict[int, tuple]):
+    """Per-square data, built on first use: (row, col, lone count, class, slow targets, fast targets, u, v)."""
 
-    __slots__ = ("row", "col", "count", "cls", "slow", "fast", "u", "v")
-
-    def __init__(self, code: int) -> None:
+    def __missing__(self, code: int) -> tuple:
         row, col = code >> _SHIFT, code & _MASK
-        self.row, self.col = row, col
-        self.count = lone_moves(row, col)
-        self.cls = (row - col) % 3
-        self.slow = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _SLOW if row + dr >= 1 and col + dc >= 1)
-        self.fast = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _FAST if row + dr >= 1 and col + dc >= 1)
-        self.u = row + 2 * col
-        self.v = 2 * row + col
-
-
-class _Squares(dict[int, _Info]):
-    def __missing__(self, code: int) -> _Info:
-        info = _Info(code)
+        slow = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _SLOW if row + dr >= 1 and col + dc >= 1)
+        fast = tuple(((row + dr) << _SHIFT) | (col + dc) for dr, dc in _FAST if row + dr >= 1 and col + dc >= 1)
+        info = (row, col, lone_moves(row, col), (row - col) % 3, slow, fast, row + 2 * col, 2 * row + col, slow + fast)
         self[code] = info
         return info
 
@@ -93,13 +86,18 @@ _SQ = _Squares()
 def _upper(a: int, b: int, x: int, y: int) -> int:
     """Upper bound on the moves of the knights on a, b, with x, y the opponent's (see the module doc)."""
     ia, ib = _SQ[a], _SQ[b]
-    fa, fb = ia.count, ib.count
+    fa, fb = ia[2], ib[2]
+    if not (a in _DEAD or b in _DEAD or x in _DEAD or y in _DEAD):
+        if fa and fb:
+            ca = ia[3]
+            return fa + fb - 1 if ca and ca == ib[3] else fa + fb
+        return fa + fb
     if not fa and not fb:
         return 0
     taken = {q for q in (a, b, x, y) if q in _DEAD}
     if fa and fb:
-        na = [q for q in _NEEDS[ia.cls] if q not in taken]
-        nb = [q for q in _NEEDS[ib.cls] if q not in taken]
+        na = [q for q in _NEEDS[ia[3]] if q not in taken]
+        nb = [q for q in _NEEDS[ib[3]] if q not in taken]
         if not na:
             return fa + fb - (2 if not nb else 1)
         if not nb:
@@ -108,8 +106,28 @@ def _upper(a: int, b: int, x: int, y: int) -> int:
             return fa + fb - 1
         return fa + fb
     if fa:
-        return fa - (0 if any(q not in taken for q in _NEEDS[ia.cls]) else 1)
-    return fb - (0 if any(q not in taken for q in _NEEDS[ib.cls]) else 1)
+        return fa - (0 if any(q not in taken for q in _NEEDS[ia[3]]) else 1)
+    return fb - (0 if any(q not in taken for q in _NEEDS[ib[3]]) else 1)
+
+
+def _meet(p: int, hp: int, q: int, hq: int) -> bool:
+    """Could a knight on p after at most hp moves and one on q after at most hq stand on one square?
+
+    A relaxation (never False when they can): a move lowers ``u = row + 2 col`` and ``v = 2 row + col``
+    by at most 5 each and ``u + v`` by at most 9, never raises either, and no square has u or v below 3.
+    """
+    ip, iq = _SQ[p], _SQ[q]
+    up, vp, uq, vq = ip[6], ip[7], iq[6], iq[7]
+    hi_u = up if up < uq else uq
+    lo_u = max(up - 5 * hp, uq - 5 * hq, 3)
+    if lo_u > hi_u:
+        return False
+    hi_v = vp if vp < vq else vq
+    lo_v = max(vp - 5 * hp, vq - 5 * hq, 3)
+    if lo_v > hi_v:
+        return False
+    top = hi_u + hi_v
+    return top >= up + vp - 9 * hp and top >= uq + vq - 9 * hq
 
 
 def _route_cost(o: int, q: int, t: int) -> int:
@@ -121,7 +139,7 @@ def _route_cost(o: int, q: int, t: int) -> int:
     board's edges are ignored, which only finds more routes, so the cost returned is never too high.
     """
     io, iq = _SQ[o], _SQ[q]
-    du, dv = io.u - iq.u, io.v - iq.v
+    du, dv = io[6] - iq[6], io[7] - iq[7]
     if du < 0 or dv < 0:
         return _INF
     ds = (du + dv) // 3
@@ -130,12 +148,22 @@ def _route_cost(o: int, q: int, t: int) -> int:
         lo = max(0, 5 * k - du)
         hi = min(k, dv - 4 * k)
         if lo <= hi and lo + (5 * k - du - lo) % 3 <= hi:
-            return io.count - (ds - 2 * k) - iq.count
+            return io[2] - (ds - 2 * k) - iq[2]
         k += 1
     return _INF
 
 
-def _sure_steps(start: int, avoid: int | frozenset[int], x: int, y: int, offset: int, lag: int, spare: int,
+def _routes(routes: _Routes, o: int, q: int) -> tuple[int, ...]:
+    """``_route_cost(o, q, t)`` for t = 0, 1, ... up to the fall of row + col (constant after that)."""
+    io, iq = _SQ[o], _SQ[q]
+    du, dv = io[6] - iq[6], io[7] - iq[7]
+    ds = (du + dv) // 3 if du >= 0 and dv >= 0 else 0
+    costs = tuple(_route_cost(o, q, t) for t in range(ds + 1))
+    routes[(o, q)] = costs
+    return costs
+
+
+def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: int, offset: int, lag: int, spare: int,
                 need: int) -> tuple[int, frozenset[int]]:
     """Slow steps of one knight from start that are sure, its owner having made ``offset`` moves.
 
@@ -144,27 +172,33 @@ def _sure_steps(start: int, avoid: int | frozenset[int], x: int, y: int, offset:
     y) can stand on after J - 1 + lag opponent moves while giving up less than ``spare - J`` of its
     count: a knight giving up more leaves the opponent too few moves against the owner's J - 1.
     """
-    layer = frozenset((start,))
+    squares = _SQ
+    layer: Iterable[int] = (start,)
     done = 0
     while done < need:
         j = offset + done + 1
         t = j - 1 + lag
         cstar = spare - j
-        nxt = set()
+        nxt: list[int] = []
         for p in layer:
-            for q in _SQ[p].slow:
-                if q in nxt or q == avoid or (type(avoid) is frozenset and q in avoid):
+            for q in squares[p][4]:
+                if q in avoid or q in nxt:
                     continue
-                if _route_cost(x, q, t) >= cstar and _route_cost(y, q, t) >= cstar:
-                    nxt.add(q)
+                rx = routes.get((x, q)) or _routes(routes, x, q)
+                if (rx[t] if t < len(rx) else rx[-1]) < cstar:
+                    continue
+                ry = routes.get((y, q)) or _routes(routes, y, q)
+                if (ry[t] if t < len(ry) else ry[-1]) < cstar:
+                    continue
+                nxt.append(q)
         if not nxt:
             break
-        layer = frozenset(nxt)
+        layer = nxt
         done += 1
-    return done, layer
+    return done, frozenset(layer)
 
 
-def _guaranteed(a: int, b: int, x: int, y: int, lag: int, need: int) -> int:
+def _guaranteed(routes: _Routes, a: int, b: int, x: int, y: int, lag: int, need: int) -> int:
     """Moves the owner of a, b is sure of (or sure not to need), whatever the owner of x, y does.
 
     ``lag`` is the number of opponent moves before the owner's first (0 for the mover, 1 otherwise);
@@ -172,12 +206,12 @@ def _guaranteed(a: int, b: int, x: int, y: int, lag: int, need: int) -> int:
     makes the sure slow steps of one knight (``_sure_steps``), then those of the other, which avoids
     every square the first may have stopped on; the better order counts. Stops once ``need`` is sure.
     """
-    spare = _SQ[x].count + _SQ[y].count + 2 - lag
+    spare = _SQ[x][2] + _SQ[y][2] + 2 - lag
     best = 0
     for first, second in ((a, b), (b, a)):
-        done, stops = _sure_steps(first, second, x, y, 0, lag, spare, need)
+        done, stops = _sure_steps(routes, first, frozenset((second,)), x, y, 0, lag, spare, need)
         if done < need:
-            more, _ = _sure_steps(second, stops, x, y, done, lag, spare, need - done)
+            more, _ = _sure_steps(routes, second, stops, x, y, done, lag, spare, need - done)
             done += more
         if done >= need:
             return done
@@ -203,11 +237,15 @@ class Solver:
     def __init__(self, max_entries: int = 5_000_000) -> None:
         self.max_entries = max_entries
         self._table: dict[tuple[int, int, int, int], bool] = {}
+        self._solo_table: dict[tuple[int, int], int] = {}
+        self._routes: _Routes = {}
         self.nodes = 0
 
     def clear(self) -> None:
         """Forget every solved position."""
         self._table.clear()
+        self._solo_table.clear()
+        self._routes.clear()
 
     def __len__(self) -> int:
         return len(self._table)
@@ -248,10 +286,58 @@ class Solver:
 
     def _prepare(self, codes: tuple[int, ...]) -> None:
         if len(self._table) > self.max_entries:
-            self._table.clear()
-        depth = min(sum(_SQ[c].count for c in codes) + 200, _MAX_DEPTH)
+            self.clear()
+        depth = min(sum(_SQ[c][2] for c in codes) + 200, _MAX_DEPTH)
         if sys.getrecursionlimit() < depth:
             sys.setrecursionlimit(depth)
+
+    def _solo(self, a: int, b: int) -> int:
+        """The most moves the knights on a, b make with no opponent on the board (exact, memoised)."""
+        if a > b:
+            a, b = b, a
+        key = (a, b)
+        table = self._solo_table
+        found = table.get(key)
+        if found is not None:
+            return found
+        ia, ib = _SQ[a], _SQ[b]
+        top = _upper(a, b, a, b)
+        if top == 0 or not _meet(a, ia[2], b, ib[2]):
+            best = top
+        else:
+            best = 0
+            for p, other, info in ((a, b, ia), (b, a, ib)):
+                for q in info[8]:
+                    if q == other:
+                        continue
+                    got = 1 + self._solo(q, other)
+                    if got > best:
+                        best = got
+                        if best >= top:
+                            break
+                if best >= top:
+                    break
+        table[key] = best
+        return best
+
+    def _race(self, a: int, b: int, x: int, y: int, up: int, uo: int) -> bool | None:
+        """Whether the mover wins when no knight can ever get in an opponent's way; None if one might.
+
+        The mover makes at most ``min(up, uo + 1)`` moves in the game and the opponent ``min(uo, up)``
+        (``up``, ``uo`` their upper bounds), so no knight moves more often than that, nor more than its
+        lone count. If no mover's knight and opponent's knight can stand on one square within those
+        horizons (``_meet``), every line either side plays alone is playable within the game, and the
+        mover wins iff its best alone (``_solo``), capped by ``up``, exceeds the opponent's, capped by ``uo``.
+        """
+        hm = up if up <= uo else uo + 1
+        ho = uo if uo <= up else up
+        ca, cb, cx, cy = _SQ[a][2], _SQ[b][2], _SQ[x][2], _SQ[y][2]
+        ha, hb = min(ca, hm), min(cb, hm)
+        hx, hy = min(cx, ho), min(cy, ho)
+        if not (_meet(a, ha, x, hx) or _meet(a, ha, y, hy) or _meet(b, hb, x, hx) or _meet(b, hb, y, hy)):
+            # No knight can ever stand where an opponent's wants to go: a pure race.
+            return min(self._solo(a, b), up) > min(self._solo(x, y), uo)
+        return None
 
     def _wins(self, a: int, b: int, x: int, y: int) -> bool:
         """Does the mover, on a < b against x < y, win?"""
@@ -270,10 +356,11 @@ class Solver:
         if up == 0:
             return False
         uo = _upper(x, y, a, b)
-        if up > uo and _guaranteed(a, b, x, y, 0, uo + 1) > uo:
+        race = self._race(a, b, x, y, up, uo)
+        if race is not None:
+            return race
+        if up > uo and _guaranteed(self._routes, a, b, x, y, 0, uo + 1) > uo:
             return True
-        if uo >= up and _guaranteed(x, y, a, b, 1, up) >= up:
-            return False
         children = _children(a, b, x, y)
         if not children:
             return False
@@ -291,22 +378,22 @@ class Solver:
 
 
 def _children(a: int, b: int, x: int, y: int) -> list[tuple[int, int]]:
-    """The mover's legal moves as (slot, new square), best first: slow steps, then by the bounds."""
-    occupied = (a, b, x, y)
-    scored = []
-    for slot, p in ((0, a), (1, b)):
-        info = _SQ[p]
-        other = b if slot == 0 else a
-        for fast, targets in ((0, info.slow), (1, info.fast)):
-            for q in targets:
-                if q in occupied:
-                    continue
-                mine = _upper(q, other, x, y)
-                theirs = _upper(x, y, q, other)
-                block = sum(1 for o in (x, y) if q in _SQ[o].slow)
-                scored.append((fast, theirs - mine, -block, slot, q))
-    scored.sort()
-    return [(slot, q) for _, _, _, slot, q in scored]
+    """The mover's legal moves as (slot, new square), slow steps first."""
+    out = []
+    ia, ib = _SQ[a], _SQ[b]
+    for q in ia[4]:
+        if q != b and q != x and q != y:
+            out.append((0, q))
+    for q in ib[4]:
+        if q != a and q != x and q != y:
+            out.append((1, q))
+    for q in ia[5]:
+        if q != b and q != x and q != y:
+            out.append((0, q))
+    for q in ib[5]:
+        if q != a and q != x and q != y:
+            out.append((1, q))
+    return out
 
 
 def _split(mover: str, black: Pair, white: Pair) -> tuple[tuple[int, int], tuple[int, int]]:

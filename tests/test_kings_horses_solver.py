@@ -254,3 +254,49 @@ def test_cli_errors(args: tuple[str, ...], fragment: str) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("bestmove: error: ") and fragment in lines[0]
     assert "Traceback" not in done.stderr
+
+
+@lru_cache(maxsize=None)
+def solo_brute(mine: tuple[Sq, Sq]) -> int:
+    """The most moves two knights make with no opponent on the board, exhaustively."""
+    best = 0
+    for slot in (0, 1):
+        row, col = mine[slot]
+        for dr, dc in STEPS:
+            q = (row + dr, col + dc)
+            if q[0] >= 1 and q[1] >= 1 and q != mine[1 - slot]:
+                best = max(best, 1 + solo_brute(tuple(sorted((q, mine[1 - slot])))))  # type: ignore[arg-type]
+    return best
+
+
+def test_solo_count_matches_brute_force() -> None:
+    solver = khs.Solver()
+    picks = [(r, c) for r in range(1, 9) for c in range(1, 9)]
+    for i, p in enumerate(picks):
+        for q in picks[i + 1:]:
+            assert solver._solo(khs._enc(p), khs._enc(q)) == solo_brute((p, q)), (p, q)
+
+
+def test_pure_race_rule_matches_brute_force_where_it_fires() -> None:
+    """Positions where no knight can get in an opponent's way are decided by counting: check them all."""
+    rng = random.Random(5)
+    solver = khs.Solver()
+    fired = {True: 0, False: 0}
+    tried = 0
+    while min(fired.values()) < 600:
+        tried += 1
+        assert tried < 200_000, fired
+        size = rng.choice((5, 7, 9, 12))
+        mover, black, white = random_position(rng, size)
+        if rng.random() < 0.5:  # one player's knights in the first rows, the other's in the first columns
+            black = tuple((min(r, c), max(r, c)) for r, c in black)  # type: ignore[assignment]
+            white = tuple((max(r, c), min(r, c)) for r, c in white)  # type: ignore[assignment]
+            if len({*black, *white}) < 4:
+                continue
+        mine, theirs = own_and_other(mover, black, white)
+        a, b, x, y = khs._key(*(khs._enc(sq) for sq in (*mine, *theirs)))
+        up, uo = khs._upper(a, b, x, y), khs._upper(x, y, a, b)
+        race = solver._race(a, b, x, y, up, uo)
+        if race is not None and sum(khs.lone_moves(*sq) for sq in (*mine, *theirs)) <= 44:
+            assert race == plain_wins(mine, theirs), (mover, black, white)
+            fired[race] += 1
