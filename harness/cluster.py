@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -193,6 +194,12 @@ def _game_logs() -> Iterator[list[logging.LogRecord]]:
         _LOGS.games.pop(threading.get_ident(), None)
 
 
+def dask_setup(worker: object) -> None:
+    """Preload of a local cluster's workers: they leave Ctrl-C (sent to the terminal's whole process
+    group) to the coordinator, which closes the cluster, as the local pool's workers do."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _worker_name() -> str:
     try:
         from distributed import get_worker
@@ -241,7 +248,7 @@ def connect(address: ClusterAddress, timeout: float | None = None) -> Iterator[C
             cluster = LocalCluster(
                 n_workers=processes, threads_per_worker=threads, processes=True, host=LOCAL_HOST,
                 scheduler_port=0, dashboard_address=f"{LOCAL_HOST}:0", protocol="tcp://",
-                silence_logs=logging.CRITICAL,
+                silence_logs=logging.CRITICAL, preload=[__name__],
             )
         try:
             with Client(cluster, set_as_default=False) as client:

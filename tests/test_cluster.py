@@ -119,6 +119,13 @@ def test_worker_refuses_a_missing_engine_file_or_interpreter(tmp_path: Path) -> 
         f"engine 'mine': /nonexistent/python3 is missing or not executable on worker tcp://w:1; {fix}")
 
 
+def test_dask_is_imported_only_when_a_cluster_is_used(python: str) -> None:
+    code = ("import sys, harness.cli, harness.config, harness.tournament, harness.cluster, engines.protocol; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed', 'tornado'}))")
+    result = run_program([python, "-c", code])
+    assert (result.returncode, result.stdout) == (0, "[]\n"), result.stderr
+
+
 def test_the_benchmarks_sleepy_engine_answers_legally() -> None:
     from harness.games.registry import get_game
 
