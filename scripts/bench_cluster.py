@@ -87,7 +87,7 @@ def main() -> None:
         folder = Path(tmp)
         print(f"Connect Four 7x6, {MAX_PLIES} plies at most, engine sleeps {args.delay * 1000:.0f} ms per move; "
               f"{args.games_per_slot} games per slot\n")
-        print(f"{'':>13}{'cluster (local:K)':^30}  {'local process pool':^30}")
+        print(f"{'':>13}{'cluster (local:K)':^30}  {'local process pool':^30}".rstrip())
         print(f"{'slots':>5}  {'games':>5}  {'games/hour':>10}  {'x linear':>8}  {'s/game':>8}  "
               f"{'games/hour':>10}  {'x linear':>8}  {'s/game':>8}  {'cluster overhead/game':>21}")
         for slots in slot_counts:
