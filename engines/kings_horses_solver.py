@@ -45,7 +45,7 @@ _SLOW = ((-2, 1), (1, -2))
 _FAST = ((-2, -1), (-1, -2))
 _STEPS = _SLOW + _FAST
 _INF = 1 << 60
-_Routes = dict[tuple[int, int], tuple[int, ...]]
+_Routes = dict[int, dict[int, tuple[int, ...]]]
 _MAX_DEPTH = 100_000
 """Recursion limit the search may raise Python's to (one level per move of the game)."""
 
@@ -153,14 +153,14 @@ def _route_cost(o: int, q: int, t: int) -> int:
     return _INF
 
 
-def _routes(routes: _Routes, o: int, q: int) -> tuple[int, ...]:
+def _routes(costs: dict[int, tuple[int, ...]], o: int, q: int) -> tuple[int, ...]:
     """``_route_cost(o, q, t)`` for t = 0, 1, ... up to the fall of row + col (constant after that)."""
     io, iq = _SQ[o], _SQ[q]
     du, dv = io[6] - iq[6], io[7] - iq[7]
     ds = (du + dv) // 3 if du >= 0 and dv >= 0 else 0
-    costs = tuple(_route_cost(o, q, t) for t in range(ds + 1))
-    routes[(o, q)] = costs
-    return costs
+    found = tuple(_route_cost(o, q, t) for t in range(ds + 1))
+    costs[q] = found
+    return found
 
 
 def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: int, offset: int, lag: int, spare: int,
@@ -173,6 +173,12 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
     count: a knight giving up more leaves the opponent too few moves against the owner's J - 1.
     """
     squares = _SQ
+    from_x = routes.get(x)
+    if from_x is None:
+        from_x = routes[x] = {}
+    from_y = routes.get(y)
+    if from_y is None:
+        from_y = routes[y] = {}
     layer: Iterable[int] = (start,)
     done = 0
     while done < need:
@@ -184,10 +190,10 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
             for q in squares[p][4]:
                 if q in avoid or q in nxt:
                     continue
-                rx = routes.get((x, q)) or _routes(routes, x, q)
+                rx = from_x.get(q) or _routes(from_x, x, q)
                 if (rx[t] if t < len(rx) else rx[-1]) < cstar:
                     continue
-                ry = routes.get((y, q)) or _routes(routes, y, q)
+                ry = from_y.get(q) or _routes(from_y, y, q)
                 if (ry[t] if t < len(ry) else ry[-1]) < cstar:
                     continue
                 nxt.append(q)
@@ -203,20 +209,18 @@ def _guaranteed(routes: _Routes, a: int, b: int, x: int, y: int, lag: int, need:
 
     ``lag`` is the number of opponent moves before the owner's first (0 for the mover, 1 otherwise);
     the owner wins once it has made ``need`` moves (the opponent's upper bound plus 1 - lag). The owner
-    makes the sure slow steps of one knight (``_sure_steps``), then those of the other, which avoids
-    every square the first may have stopped on; the better order counts. Stops once ``need`` is sure.
+    makes the sure slow steps of its knight with the smaller lone count (``_sure_steps``), then those of
+    the other, which avoids every square the first may have stopped on (the other order rarely proves
+    more and costs as much again). Stops once ``need`` is sure.
     """
     spare = _SQ[x][2] + _SQ[y][2] + 2 - lag
-    best = 0
-    for first, second in ((a, b), (b, a)):
-        done, stops = _sure_steps(routes, first, frozenset((second,)), x, y, 0, lag, spare, need)
-        if done < need:
-            more, _ = _sure_steps(routes, second, stops, x, y, done, lag, spare, need - done)
-            done += more
-        if done >= need:
-            return done
-        best = max(best, done)
-    return best
+    if _SQ[a][2] > _SQ[b][2]:
+        a, b = b, a
+    done, stops = _sure_steps(routes, a, frozenset((b,)), x, y, 0, lag, spare, need)
+    if done < need:
+        more, _ = _sure_steps(routes, b, stops, x, y, done, lag, spare, need - done)
+        done += more
+    return done
 
 
 def _key(a: int, b: int, x: int, y: int) -> tuple[int, int, int, int]:
