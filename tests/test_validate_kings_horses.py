@@ -18,15 +18,17 @@ from harness.errors import EngineError
 from harness.settings import GameSettings
 from harness.validate import Settings
 from harness.validate_kings_horses import validate_kings_horses
+from harness.validate_render import render_text
 from tests.conftest import ARENA, ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students_kings_horses"
 
 
 def validate(program: str, *options: str) -> tuple[int, dict[str, Any]]:
-    """The command's exit status and JSON report (the first test runs the real command line; the
-    others call the same code in this process, where the solver's cases are computed once)."""
-    if program.endswith("bestmove.py"):
+    """The command's exit status and JSON report: a program that is missing through the real
+    command line, the others by the same code in this process, where the solver's cases are
+    computed once."""
+    if not Path(program).exists():
         done = run_program([ARENA, "validate", "--game", "kings-horses", program, "--quick", "--json", "--quiet",
                             *options], timeout=600)
         assert done.returncode in (0, 1), done.stderr
@@ -65,6 +67,25 @@ def test_our_bestmove_passes_everything() -> None:
         "band-hand-made", "band-small", "band-medium", "band-large", "band-close"]
 
 
+def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
+    from harness.validate_kings_horses import validate_kings_horses as run
+
+    program = str(STUDENTS / "colours_swapped.py")
+    settings = Settings(GameSettings(game="kings-horses", time=1), quick=True, concurrency=2)
+    text = render_text(run(program, command_engine(program), settings))
+    lines = text.splitlines()
+    assert lines[0].startswith("FAIL: correctness")
+    assert lines[1] == f"program: {program}"
+    assert "  protocol    pass  5/5 checks passed" in lines
+    at = lines.index(next(line for line in lines if line.startswith("- correctness/seed-example")))
+    assert lines[at].startswith("- correctness/seed-example") and lines[at].endswith(
+        ": said WHITE WILL WIN; BLACK wins (the seed's example)")
+    assert lines[at + 1].endswith("colours_swapped.py BLACK 2 2 3 3 1 2 3 1")
+    assert lines[at + 2:at + 8] == ["    position: coordinates 1..3, x to move",
+                                    "      1 . o . .", "      2 . x . .", "      3 o . x .", "      4 . . . .",
+                                    "        1 2 3 4"]
+
+
 def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time() -> None:
     # Plain memoized minimax answers small positions at once and takes seconds to minutes on some
     # larger ones and close races: with 1 s a position, those are late (whatever the machine's speed).
@@ -80,7 +101,7 @@ def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time(
     assert failed(report, "time") and set(failed(report, "time")) <= {"band-medium", "band-large", "band-close"}
     time = checks(report, "time")
     assert time["band-small"]["status"] == "pass"
-    assert time["band-small"]["detail"].startswith("small (coordinates 1..8): 6 answered, mean ")
+    assert time["band-small"]["detail"].startswith("small (coordinates 1..8): 5 answered, mean ")
     bands = {name.split("-")[0] for name in late}
     for band in bands:
         count = sum(name.startswith(band + "-") for name in late)
