@@ -46,7 +46,7 @@ the hard ones: the side to move leads the race count by 0 or 1, so who wins turn
 blocking each other (a plain minimax takes seconds to minutes on some of them)."""
 SEED_EXAMPLE = "BLACK 2 2 3 3 1 2 3 1"
 """The seed's example: BLACK WILL WIN."""
-SOLVER_BUDGET = 2.0
+SOLVER_BUDGET = 1.0
 """Seconds the exact solver may spend on one position the validator draws (else another is drawn)."""
 ANSWER_FORM = "BLACK WILL WIN or WHITE WILL WIN, as the only line"
 MOVE_FORM = "PLAYER b1r b1c b2r b2c w1r w1c w2r w2c (the next position), then the verdict line"
@@ -163,7 +163,7 @@ def cases(oracle: Oracle, seed: int, quick: bool) -> list[Case]:
                    "the side to move has no move because knights hold every square it could reach")
               for i, p in enumerate(blocked)]
     # Answers that turn on blocking, and on which colour is which.
-    wanted = {"blocking": 3 if quick else 6, "colours": 3 if quick else 6}
+    wanted = {"blocking": 2 if quick else 6, "colours": 2 if quick else 6}
     tries = 0
     while (wanted["blocking"] or wanted["colours"]) and tries < 4000:
         tries += 1

@@ -38,7 +38,7 @@ TINY: dict[str, Any] = {
     "openings": {"plies": 2, "seed": 1},
     "engines": [{"name": "a", "builtin": "random"}, {"name": "b", "builtin": "random", "options": {"seed": 1}}],
 }
-FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def check(argv: list[str], cwd: Path, allowed: tuple[int, ...] = (0, 2)) -> None:
@@ -109,14 +109,14 @@ def test_fuzz_moves(argv: list[str]) -> None:
     check(argv, ROOT)
 
 
-@settings(FUZZ, max_examples=12)
+@settings(FUZZ, max_examples=8)
 @given(mutated(["match", "random", "random", "--n", "3", "--time", "1", "--grace", "0.5", "--json"]))
 def test_fuzz_match(argv: list[str]) -> None:
     # Every example plays at most one short game: options given last win.
     check([*argv, "--games", "1", "--max-plies", "4"], ROOT)
 
 
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=12)
 @given(mutated(["report", "fz.sqlite", "--json", "--tournament", "1"]))
 def test_fuzz_report(folder: Path, argv: list[str]) -> None:
     data = (folder / "fz.sqlite").read_bytes()
@@ -132,7 +132,7 @@ def test_fuzz_tournament_argv(folder: Path, argv: list[str]) -> None:
         check([db if arg == "DB" else arg for arg in argv] + ["--no-progress"], folder)
 
 
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=12)
 @given(mutated_config())
 def test_fuzz_tournament_config(folder: Path, config: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
