@@ -130,7 +130,10 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
         if check.command:
             lines.append(f"    command : {check.command}")
         if check.board and _answered(check):
-            lines.append(f"    position: {game.size_phrase(check.size)}, {check.player} to move")
+            if game.has_draws:
+                lines.append(f"    position: {game.size_phrase(check.size)}, {check.player} to move")
+            else:  # the knights' game has no board size; its sides have names
+                lines.append(f"    position: {check.player} ({'BLACK' if check.player == 'x' else 'WHITE'}) to move")
             lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size)]
         if check.printed:
             lines.append("    printed : " + check.printed[0])

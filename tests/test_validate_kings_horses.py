@@ -81,7 +81,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     assert lines[at].startswith("- correctness/seed-example") and lines[at].endswith(
         ": said WHITE WILL WIN; BLACK wins (the seed's example)")
     assert lines[at + 1].endswith("colours_swapped.py BLACK 2 2 3 3 1 2 3 1")
-    assert lines[at + 2:at + 8] == ["    position: coordinates 1..3, x to move",
+    assert lines[at + 2:at + 8] == ["    position: x (BLACK) to move",
                                     "      1 . o . .", "      2 . x . .", "      3 o . x .", "      4 . . . .",
                                     "        1 2 3 4"]
 
