@@ -109,12 +109,12 @@ def parse_request(
     positional: list[str] = []
     values: dict[str, int | float | bool] = {}
     args = list(argv)
-    if "--move" in args:
+    knights = "--move" in args
+    if knights:
         if not kings_horses:
             raise UsageError("--move (All The King's Horses) is not played by this engine: use random, greedy or "
                              "bestmove for it")
         args.remove("--move")
-        return _kings_horses_request(args, known)
     i = 0
     while i < len(args):
         arg = args[i]
@@ -127,7 +127,7 @@ def parse_request(
         kind = known.get(name)
         if kind is None:
             choices = ", ".join("--" + key.replace("_", "-") for key in known)
-            raise UsageError(f"unknown option --{given}: the options are {choices}")
+            raise UsageError(f"unknown option --{given}{' with --move' if knights else ''}: the options are {choices}")
         if kind is bool:
             if has_value:
                 raise UsageError(f"option --{given} takes no value")
@@ -144,6 +144,8 @@ def parse_request(
             raise UsageError(
                 f"invalid value {value!r} for --{given}: expected {'a whole number' if kind is int else 'a number'}"
             ) from None
+    if knights:
+        return _kings_horses_request(positional, values)
     if len(positional) != 4:
         raise UsageError(
             f"expected 4 arguments N PLAYER BOARD SECONDS, got {len(positional)}"
@@ -171,40 +173,18 @@ def parse_request(
     return Request(position, parse_seconds(seconds_text), values)
 
 
-def _kings_horses_request(args: list[str], known: dict[str, type]) -> Request:
-    """``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` with ``--seed S`` anywhere."""
+def _kings_horses_request(words: list[str], values: dict[str, int | float | bool]) -> Request:
+    """The request for ``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (the words after ``--move``)."""
     from harness.games import kings_horses
 
-    values: dict[str, int | float | bool] = {}
-    words = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg.startswith("--seed"):
-            _, has_value, value = arg.partition("=")
-            if not has_value:
-                if i >= len(args):
-                    raise UsageError("option --seed needs a value")
-                value, i = args[i], i + 1
-            try:
-                values["seed"] = int(value)
-            except ValueError:
-                raise UsageError(f"invalid value {value!r} for --seed: expected a whole number") from None
-        elif arg.startswith("--"):
-            raise UsageError(f"unknown option {arg} with --move: the options are --seed")
-        else:
-            words.append(arg)
     try:
         position = kings_horses.Position.from_words(words)
     except PositionError as error:
         raise UsageError(f"{error}; give --move PLAYER b1r b1c b2r b2c w1r w1c w2r w2c") from None
     if not position.legal_moves():
-        raise UsageError(f"{position.word} has no move here, so the game is over ({WORDS_OTHER[position.turn]} wins)")
+        raise UsageError(f"{position.word} has no move here, so the game is over "
+                         f"({kings_horses.WORDS[1 - position.turn]} wins)")
     return Request(position, 1.0, values)  # type: ignore[arg-type]
-
-
-WORDS_OTHER = ("WHITE", "BLACK")
 
 
 def connect4_game_over(position: connect4.Position) -> str | None:

@@ -166,9 +166,9 @@ _VERDICT_LINE = re.compile(r"\s*(BLACK|WHITE) WILL WIN\s*")
 def find_position_answer(position: Position, lines: Sequence[str]) -> Answer | None:
     """All The King's Horses: the last line ``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (the next
     position, the opponent to move) as an Answer. Its move is the legal move that gives that position
-    (a side's two knights in either order), or 0 when none does; its board is the printed position
-    as ``PLAYER:b1r,...`` so a wrong side to move shows. A verdict line after it is the protocol's
-    and not counted as a line after the answer."""
+    (a side's two knights in either order), or 0 when none does -- also when it names the same side
+    to move again; its board is the printed eight numbers, and its text the printed line. A verdict
+    line after it is the protocol's and not counted as a line after the answer."""
     from harness.games.kings_horses import Position as KHPosition
     from harness.games.kings_horses import PositionError as KHError
 

@@ -152,7 +152,7 @@ def conversion(stored: list[Any]) -> dict[str, list[int]]:
     games = [game for game in stored if game.game == "kings-horses" and game.start_board]
     if not games:
         return {}
-    from harness.games.kings_horses import PLAYERS, Position
+    from harness.games.kings_horses import PLAYERS, WORDS, Position
     from harness.validate_kings_horses import Oracle
 
     oracle = Oracle()
@@ -168,7 +168,7 @@ def conversion(stored: list[Any]) -> dict[str, list[int]]:
             continue
         mover = game.start_player
         engine = game.x if mover == "x" else game.o
-        won_start = winner == ("BLACK", "WHITE")[PLAYERS.index(mover)]
+        won_start = winner == WORDS[PLAYERS.index(mover)]
         row = found.setdefault(engine, [0, 0, 0, 0])
         offset = 0 if won_start else 2
         row[offset] += 1
