@@ -54,13 +54,16 @@ def test_exact_suite_asks_only_positions_where_some_moves_do_not_keep_the_value(
 
 def test_validate_scores_value_keeping_moves_by_the_tables(tables: Path) -> None:
     # The table-backed engine keeps every value; a student's answers are judged move by move.
+    # The exact checks are all at n = 3, so the suite is asked at n = 3 alone.
     env_program = f"python3 {ROOT / 'engines' / 'alphabeta.py'}"
-    result = run_program([ARENA, "validate", env_program, "--quick", "--games", "0", "--json", "--quiet"], timeout=300)
+    result = run_program([ARENA, "validate", env_program, "--quick", "--games", "0", "--json", "--quiet", "--n", "3"],
+                         timeout=300)
     report = json.loads(result.stdout)
     assert report["strength"]["exact"] == {"asked": 10, "kept": 10, "random_share": report["strength"]["exact"]["random_share"]}
     assert 0.1 < report["strength"]["exact"]["random_share"] < 0.6
-    student = f"python3 {ROOT / 'tests' / 'fake_engines' / 'students' / 'full_time.py'}"
-    result = run_program([ARENA, "validate", student, "--quick", "--games", "0", "--json", "--quiet"], timeout=300)
+    student = f"python3 {ROOT / 'tests' / 'fake_engines' / 'students' / 'greedy_student.py'}"
+    result = run_program([ARENA, "validate", student, "--quick", "--games", "0", "--json", "--quiet", "--n", "3"],
+                         timeout=300)
     report = json.loads(result.stdout)
     table = open_table()
     assert table is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -18,11 +19,19 @@ SCORED = ("protocol", "rules", "time", "robustness", "tactics")
 
 
 def validate(program: str, *options: str, timeout: float = 300) -> tuple[int, dict]:
+    """Validate a program (quick suite, no games), once per program and options in this session:
+    several tests look at different parts of the same report."""
+    code, text = _validated(program, options, timeout)
+    return code, json.loads(text)
+
+
+@functools.cache
+def _validated(program: str, options: tuple[str, ...], timeout: float) -> tuple[int, str]:
     result = run_program([*ARENA, "validate", program, "--quick", "--games", "0", "--json", *options],
                          timeout=timeout)
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
-    return result.returncode, json.loads(result.stdout)
+    return result.returncode, result.stdout
 
 
 def failing(report: dict) -> set[str]:
