@@ -59,9 +59,20 @@ def require_sandbox() -> None:
         pytest.skip(f"sandbox not usable here: {why} (scripts/test installs bubblewrap when it can)")
 
 
-def namespaced_processes() -> set[int]:
-    """Live processes in a PID namespace below this one: sandboxed engines and their children."""
-    found = set()
+def pytest_configure(config: pytest.Config) -> None:
+    """Make this test process a child subreaper: a process its tests start that escapes its parent
+    (a double fork, setsid) is re-parented here, not to init, so it stays among this process's
+    descendants. Checks for leftover processes then look at this process's descendants alone, and
+    test processes running side by side (scripts/test runs several) do not see each other's engines."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def _process_status() -> dict[int, dict[str, str]]:
+    """The fields of /proc/PID/status of every process that can be read."""
+    found = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -69,10 +80,31 @@ def namespaced_processes() -> set[int]:
             status = Path(entry.path, "status").read_text()
         except OSError:
             continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if len(fields.get("NSpid", "").split()) > 1 and fields.get("State", "").split()[:1] != ["Z"]:
-            found.add(int(entry.name))
+        found[int(entry.name)] = dict((key, value.strip()) for key, value in
+                                      (line.split(":", 1) for line in status.splitlines() if ":" in line))
     return found
+
+
+def live_descendants() -> dict[int, dict[str, str]]:
+    """Live (not zombie) descendants of this test process, with their /proc status fields."""
+    status = _process_status()
+    children: dict[int, list[int]] = {}
+    for pid, fields in status.items():
+        children.setdefault(int(fields.get("PPid", "0")), []).append(pid)
+    found = {}
+    todo = list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        if not status[pid].get("State", "").startswith("Z"):
+            found[pid] = status[pid]
+    return found
+
+
+def namespaced_processes() -> set[int]:
+    """Live processes in a PID namespace below this one, started by this test process: sandboxed
+    engines and their children."""
+    return {pid for pid, fields in live_descendants().items() if len(fields.get("NSpid", "").split()) > 1}
 
 
 def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:

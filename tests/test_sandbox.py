@@ -21,7 +21,7 @@ from harness import sandbox
 from harness.games.betsy import PLAYERS, Position
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
-from tests.conftest import ARENA, ROOT, SEED_BOARD, namespaced_processes, require_sandbox
+from tests.conftest import ARENA, ROOT, SEED_BOARD, live_descendants, namespaced_processes, require_sandbox
 
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
 SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
@@ -34,18 +34,9 @@ def _sandbox_works() -> None:
 
 
 def sandbox_uid_processes() -> list[int]:
-    """Live processes running as a sandbox uid (root runs engines as uids from 1,800,000,000)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                status = Path(entry.path, "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if int(fields["Uid"].split()[0]) >= 1_800_000_000 and not fields["State"].strip().startswith("Z"):
-                found.append(int(entry.name))
-    return found
+    """Live processes started by this test process that run as a sandbox uid (root runs engines as
+    uids from 1,800,000,000)."""
+    return sorted(pid for pid, fields in live_descendants().items() if int(fields["Uid"].split()[0]) >= 1_800_000_000)
 
 
 def arm(tmp_path: Path, targets: dict[str, object]) -> Path:
