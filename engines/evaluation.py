@@ -44,10 +44,10 @@ class Weights:
     better.
     """
 
-    __slots__ = ("base", "blocked", "hand", "tempo", "ring")
+    __slots__ = ("base", "blocked", "hand", "tempo", "ring", "stack")
 
     def __init__(self, base: float = 4.0, blocked: float = 0.5, hand: float = 0.0, tempo: float = 0.0,
-                 ring: float = 0.0):
+                 ring: float = 0.0, stack: float = 0.0):
         self.base = base
         """Growth of a line's value per pebble: k pebbles on an open line are worth base**k."""
         self.blocked = blocked
@@ -60,6 +60,10 @@ class Weights:
         self.ring = ring
         """Value of a column line in the making below the top rows, as a fraction of a line one
         pebble short (``base**(n-1)``); see ``ring_value``."""
+        self.stack = stack
+        """Value of a column run still being built (fewer than n of a colour in a row around the
+        ring), as a fraction of an open line with as many pebbles; see ``stack_value``. Used only
+        with ``ring``."""
 
     def as_dict(self) -> dict[str, float]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -106,6 +110,39 @@ def ring_value(x_bits: int, height: int, n: int, line_value: int) -> int:
         value if longest_cyclic_run(full ^ x_bits, height) >= n else 0)
 
 
+def stack_value(x_bits: int, height: int, n: int, values: tuple[int, ...]) -> int:
+    """A column's stack term for blue (negative: red's): ``height`` pebbles with blue's at ``x_bits``
+    (bit 0 the bottom pebble), when neither colour has a run of ``n`` around the ring yet.
+
+    Once the column is full, any n ring cells in a row can be rotated into the top n rows, so each
+    window of n cells in a row around the ring (the n + 3 cells, bottom and top adjoining, the cells
+    above the pebbles still empty) is a column line in the making, like a line of the top rows: a
+    colour's best window free of the opponent's pebbles holding k of its own is worth ``values[k]``,
+    divided by one more than the drops still needed to fill the column. A column that one colour
+    keeps dropping into is then a threat the search sees before the run is complete (an opponent
+    pebble in the window is the only way to stop it).
+    """
+    total = n + 3
+    o_bits = ((1 << height) - 1) ^ x_bits
+    window = (1 << n) - 1
+    best_x = best_o = 0
+    doubled_x = x_bits | x_bits << total
+    doubled_o = o_bits | o_bits << total
+    for start in range(total):
+        xs = (doubled_x >> start) & window
+        os_ = (doubled_o >> start) & window
+        if not os_:
+            k = xs.bit_count()
+            if k > best_x:
+                best_x = k
+        elif not xs:
+            k = os_.bit_count()
+            if k > best_o:
+                best_o = k
+    divisor = 1 + total - height
+    return (values[best_x] - values[best_o]) // divisor
+
+
 def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], int]:
     """A static evaluation for the side to move, with per-board-size tables built once.
 
@@ -126,6 +163,15 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
             found = tables[n] = (open_values, blocked_values)
         return found
 
+    stack_tables: dict[int, tuple[int, ...]] = {}
+
+    def stack_tables_for(n: int) -> tuple[int, ...]:
+        found = stack_tables.get(n)
+        if found is None:
+            found = stack_tables[n] = tuple(round(weights.stack * v) for v in tables_for(n)[0])
+        return found
+
+    stack = weights.stack
     hand = weights.hand
     tempo = round(weights.tempo)
     ring = weights.ring
@@ -162,11 +208,14 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
             line_value, height, column_bits, rings = found
             shift = 0
             for h in position.heights:
-                if h >= n:
+                if h >= n or (stack and h):
                     key = (x >> shift & column_bits) | 1 << h
                     value = rings.get(key)
                     if value is None:
-                        value = rings[key] = ring_value(key ^ 1 << h, h, n, line_value)
+                        value = ring_value(key ^ 1 << h, h, n, line_value)
+                        if stack and not value:
+                            value = stack_value(key ^ 1 << h, h, n, stack_tables_for(n))
+                        rings[key] = value
                     score += value
                 shift += height
         if hand:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines import mcts_alphabeta
-from engines.evaluation import Weights, evaluate, longest_cyclic_run, make_evaluator, ring_value
+from engines.evaluation import Weights, evaluate, longest_cyclic_run, make_evaluator, ring_value, stack_value
 from harness.games.betsy import Position
 
 # n = 5, x to move. Column 4 holds five o's (rows 4-8) and has room for three more pebbles; column 5
@@ -57,10 +57,34 @@ def test_ring_term_adds_the_column_values_for_the_side_to_move() -> None:
     as_o = Position.from_text(5, "o", O_RUN_IN_COLUMN_4)
     assert with_rings(as_x) - evaluate(as_x) == -64
     assert with_rings(as_o) - evaluate(as_o) == 64
-    assert mcts_alphabeta.evaluate(as_x) - evaluate(as_x) == -2 * 64
+    assert make_evaluator(Weights(ring=2))(as_x) - evaluate(as_x) == -2 * 64
+    assert mcts_alphabeta.WEIGHTS.as_dict() == {**Weights().as_dict(), "ring": 2.0, "stack": 1.0}
 
 
 def test_ring_term_is_off_by_default() -> None:
     assert Weights().ring == 0
     position = Position.from_text(5, "x", O_RUN_IN_COLUMN_4)
     assert make_evaluator(Weights())(position) == evaluate(position) == -40
+
+
+def test_stack_value_counts_the_best_window_of_n_around_the_ring_free_of_the_opponent() -> None:
+    values = (0, 8, 32, 128, 512, 2048)  # n = 5: values[k] for k pebbles in a window
+    assert stack_value(0b111, 3, 5, values) == 128 // 6  # x x x, 5 drops to go: 3 in one window
+    assert stack_value(0b1111, 4, 5, values) == 512 // 5
+    # x x o x (bottom first): windows avoiding the o at 2 are 3..7 (one x) and 5..7,0,1 (two x).
+    assert stack_value(0b1011, 4, 5, values) == 32 // 5
+    assert stack_value(0b00, 2, 5, values) == (0 - 32) // 7  # o o: red's
+    assert stack_value(0b0101, 4, 5, values) == 0  # x o x o: each has one pebble in a window free of the other
+    assert stack_value(0b0111, 4, 5, values) == (128 - 8) // 5  # x x x o: o's window 3..7 holds one
+
+
+def test_the_stack_term_makes_a_column_being_filled_by_one_colour_count() -> None:
+    # n = 5, x has dropped into column 1 three times and o into column 2 twice; o to move.
+    position = Position.from_text("5", "x", "." * 40)
+    for move in (1, 2, 1, 2, 1):
+        position = position.after(move)
+    plain = make_evaluator(Weights(ring=2))
+    stacked = make_evaluator(Weights(ring=2, stack=1))
+    # From o's view: x's column of three (64 // 6) counts against it, o's column of two for it.
+    assert stacked(position) - plain(position) == -(64 // 6 + (0 - 16) // 7) == -7
+    assert mcts_alphabeta.evaluate(position) == stacked(position)

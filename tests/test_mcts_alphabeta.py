@@ -156,4 +156,4 @@ def test_hybrid_plays_on_where_a_low_contempt_settles_for_a_repetition() -> None
     assert (settles.move, settles.score) == (-5, -20)
     move, result, _stats = mcts_alphabeta.choose_move(
         position, time.monotonic() + 60, Rng(1), max_depth=2, playouts=100)
-    assert (move, result.move, result.score) == (-4, -4, -32)
+    assert (move, result.move, result.score) == (-4, -4, -43)
