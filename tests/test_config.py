@@ -69,6 +69,7 @@ def test_quick_yaml_loads_with_its_fields() -> None:
 EXPECTED_GAMES = {
     # config file: games its schedule holds (n sizes x pairings x rounds x 2 colours)
     "alphabeta-vs-greedy.yaml": 40,
+    "betsy-vs-strategies.yaml": 900,
     "connect4-alphabeta-strength.yaml": 300,
     "connect4-mcts-alphabeta-strength.yaml": 300,
     "connect4-quick.yaml": 20,
