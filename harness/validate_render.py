@@ -130,10 +130,7 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
         if check.command:
             lines.append(f"    command : {check.command}")
         if check.board and _answered(check):
-            if game.has_draws:
-                lines.append(f"    position: {game.size_phrase(check.size)}, {check.player} to move")
-            else:  # the knights' game has no board size; its sides have names
-                lines.append(f"    position: {check.player} ({'BLACK' if check.player == 'x' else 'WHITE'}) to move")
+            lines.append(f"    position: {game.position_phrase(check.size, check.player)}")
             lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size)]
         if check.printed:
             lines.append("    printed : " + check.printed[0])
@@ -260,8 +257,7 @@ def render_html(report: ValidationReport) -> str:
                 parts.append(f"<p>Command:</p><pre>{esc(check.command)}</pre>")
             if check.board:
                 shading = " (shaded: the top n rows, where lines count)" if betsy else ""
-                parts.append(f"<p>Position: {esc(game.size_phrase(check.size))}, {esc(check.player)} to move"
-                             f"{shading}</p>")
+                parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
                 parts.append(board_html(check.board, check.size, "asked"))
                 boards = _program_and_expected(game, check)
                 if boards is not None:

@@ -115,6 +115,10 @@ class Game:
         """The size in prose: ``n = 5`` or ``8x8``."""
         return size
 
+    def position_phrase(self, size: str, player: str) -> str:
+        """A position's size and side to move in prose, for reports: ``n = 5, x to move``."""
+        return f"{self.size_phrase(size)}, {player} to move"
+
     def end_reason(self, position: Any) -> str | None:
         """Why a position without a winner is over (a full board), or None if play goes on."""
         return None if position.legal_moves() else "the board is full"
@@ -334,6 +338,11 @@ class KingsHorses(Game):
 
     def size_phrase(self, size: str) -> str:
         return f"coordinates 1..{size}"
+
+    def position_phrase(self, size: str, player: str) -> str:
+        from harness.games.kings_horses import PLAYERS, WORDS
+
+        return f"{player} ({WORDS[PLAYERS.index(player)]}) to move"  # the board has no size; the sides have names
 
     def end_reason(self, position: Any) -> str | None:
         return None  # the side to move without a move has lost: winner() says so
