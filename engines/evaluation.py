@@ -163,21 +163,13 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
             found = tables[n] = (open_values, blocked_values)
         return found
 
-    stack_tables: dict[int, tuple[int, ...]] = {}
-
-    def stack_tables_for(n: int) -> tuple[int, ...]:
-        found = stack_tables.get(n)
-        if found is None:
-            found = stack_tables[n] = tuple(round(weights.stack * v) for v in tables_for(n)[0])
-        return found
-
     stack = weights.stack
     hand = weights.hand
     tempo = round(weights.tempo)
     ring = weights.ring
-    ring_tables: dict[int, tuple[int, int, int, dict[int, int]]] = {}
+    ring_tables: dict[int, tuple[int, int, int, tuple[int, ...], dict[int, int]]] = {}
     """Per n: the ring value of a full column's run, the column height and mask (from the
-    geometry), and each column's value by its key."""
+    geometry), the stack values by pebbles in a window, and each column's value by its key."""
 
     def evaluate(position: Position) -> int:
         open_values, blocked_values = tables_for(position.n)
@@ -204,8 +196,9 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
             found = ring_tables.get(n)
             if found is None:
                 g = position.geometry
-                found = ring_tables[n] = (round(ring * open_values[n - 1]), g.height, g.column_bits, {})
-            line_value, height, column_bits, rings = found
+                found = ring_tables[n] = (round(ring * open_values[n - 1]), g.height, g.column_bits,
+                                          tuple(round(stack * v) for v in open_values), {})
+            line_value, height, column_bits, stack_values, rings = found
             shift = 0
             for h in position.heights:
                 if h >= n or (stack and h):
@@ -214,7 +207,7 @@ def make_evaluator(weights: Weights = DEFAULT_WEIGHTS) -> Callable[[Position], i
                     if value is None:
                         value = ring_value(key ^ 1 << h, h, n, line_value)
                         if stack and not value:
-                            value = stack_value(key ^ 1 << h, h, n, stack_tables_for(n))
+                            value = stack_value(key ^ 1 << h, h, n, stack_values)
                         rings[key] = value
                     score += value
                 shift += height

@@ -19,8 +19,7 @@ In a Connect Four endgame the exact solver goes first, as in engines.alphabeta.
 
 Both searches evaluate with alpha-beta's evaluation plus column rings (``RING``) and column runs
 in the making (``STACK``), and alpha-beta searches with a higher contempt (``CONTEMPT``); the
-alpha-beta engine keeps its own settings. In
-Connect Four both use engines.connect4_evaluation.
+alpha-beta engine keeps its own settings. In Connect Four both use engines.connect4_evaluation.
 
 Measured against alpha-beta alone at n = 5 (200-game runs, 1 s per move; README), MCTS helps only
 where alpha-beta is truly indifferent: giving it 30% of the time before alpha-beta (root order and
