@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -126,16 +127,23 @@ def test_dask_is_imported_only_when_a_cluster_is_used(python: str) -> None:
     assert (result.returncode, result.stdout) == (0, "[]\n"), result.stderr
 
 
-def test_the_benchmarks_sleepy_engine_answers_legally() -> None:
+@pytest.mark.parametrize("flavour", ["sh", "c"])
+def test_the_benchmarks_sleepy_engine_answers_legally(flavour: str, tmp_path: Path) -> None:
     from harness.games.registry import get_game
 
+    engine = ROOT / "scripts" / "sleepy_connect4.sh"
+    if flavour == "c":
+        compiler = shutil.which("cc") or shutil.which("gcc")
+        if compiler is None:
+            pytest.skip("no C compiler (cc) to build scripts/sleepy_connect4.c")
+        engine = tmp_path / "sleepy_connect4"
+        subprocess.run([compiler, "-O2", "-o", str(engine), str(ROOT / "scripts" / "sleepy_connect4.c")], check=True)
     rules = get_game("connect4")
     column_1_full = rules.initial("7x6")
     for _ in range(6):
         column_1_full = column_1_full.after(1)
     for position, expected in ((rules.initial("7x6"), 1), (column_1_full, 2)):
-        result = run_program([str(ROOT / "scripts" / "sleepy_connect4.sh"), "0", "7x6", position.player,
-                              position.board(), "1"])
+        result = run_program([str(engine), "0", "7x6", position.player, position.board(), "1"])
         assert result.returncode == 0, result.stderr
         move, after = result.stdout.split()
         assert int(move) == expected
