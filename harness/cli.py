@@ -604,6 +604,9 @@ def sprt(
     size: Annotated[Optional[str], typer.Option(
         "--size", help="Board size: n for Betsy, WxH for Connect Four, N for kings-horses.")] = None,
     time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
+    allow_fractional_time: Annotated[
+        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
+    ] = False,
     openings: Annotated[Optional[Path], typer.Option(
         "--openings", help="Openings file (SIZE PLAYER BOARD per line); default: random openings.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random openings.")] = 1,
@@ -624,7 +627,7 @@ def sprt(
     from harness.settings import settings_from_flags
 
     def prepare() -> sprt_run.SprtPlan:
-        settings = settings_from_flags({"game": game, "time": time})
+        settings = settings_from_flags({"game": game, "time": time, "allow_fractional_time": allow_fractional_time})
         board_size = _game_size(game, n, size)
         if not elo0 < elo1:
             raise UsageError(f"invalid --elo0 {elo0:g} --elo1 {elo1:g}: elo0 must be below elo1")

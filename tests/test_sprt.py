@@ -81,18 +81,18 @@ def test_decisions_and_bad_input() -> None:
 def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "sprt.sqlite"
     args = [ARENA, "sprt", "greedy", "random", "--elo0", "0", "--elo1", "100", "--n", "3", "--db", str(db),
-            "--concurrency", "2", "--sandbox", "off"]
+            "--concurrency", "2", "--sandbox", "off", "--time", "0.5", "--allow-fractional-time"]
     done = run_program(args, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == (f"SPRT greedy vs random: H0 elo = 0, H1 elo = 100, alpha 0.05, beta 0.05; Betsy n = 3, "
-                        f"1 s per move; games in {db}")
+                        f"0.5 s per move; games in {db}")
     assert lines[1] == "pairs     0  pentanomial [0, 0, 0, 0, 0]  LLR +0.00 (-2.94, +2.94)  Elo -"
     assert lines[-1].startswith("H1 accepted: greedy is stronger than random by about 100 Elo or more (LLR +")
     pairs = int(lines[-1].rsplit("after ", 1)[1].split()[0])
     with sqlite3.connect(db) as connection:
-        games = connection.execute("SELECT count(*), count(DISTINCT game_id) FROM games").fetchone()
-    assert games == (2 * pairs, 2 * pairs)
+        games = connection.execute("SELECT count(*), count(DISTINCT game_id), max(time) FROM games").fetchone()
+    assert games == (2 * pairs, 2 * pairs, 0.5)
     again = run_program(args, timeout=120)
     assert again.returncode == 0
     assert again.stdout.splitlines()[1:] == [lines[-2], lines[-1]]  # nothing played: the stored state, the verdict
@@ -103,6 +103,8 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
     (["--elo0", "0", "--elo1", "5", "--alpha", "0.7"],
      "invalid --alpha 0.7: give a probability between 0 and 0.5, e.g. 0.05"),
     (["--elo0", "0", "--elo1", "5", "--max-pairs", "0"], "invalid --max-pairs 0: give 1 to 100000"),
+    (["--elo0", "0", "--elo1", "5", "--time", "0.5"],
+     "invalid --time 0.5: expected a whole number of seconds (or give --allow-fractional-time)"),
     (["--elo0", "0", "--elo1", "5", "--openings", "/nonexistent/o.txt"],
      "invalid --openings /nonexistent/o.txt: no such file"),
 ])
