@@ -650,6 +650,7 @@ def sprt(
     from harness.store import check_database_file
 
     _guard(lambda: check_database_file(test.db))
+    _guard(lambda: _setup_logging(test.db.with_suffix(".log"), False))  # as a tournament's, beside its games
     a, b = test.names
     typer.echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
                f"{test.config.settings.rules.title} {test.config.settings.rules.size_phrase(test.config.sizes[0])}, "

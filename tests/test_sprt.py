@@ -84,6 +84,8 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
             "--concurrency", "2", "--sandbox", "off", "--time", "0.5", "--allow-fractional-time"]
     done = run_program(args, timeout=300)
     assert done.returncode == 0, done.stderr
+    # the sandbox warning once for the whole run (each batch resolves it), the games' log beside them
+    assert done.stderr == "arena: warning: sandbox off: engines run unconfined, with your rights, files and environment\n"
     lines = done.stdout.splitlines()
     assert lines[0] == (f"SPRT greedy vs random: H0 elo = 0, H1 elo = 100, alpha 0.05, beta 0.05; Betsy n = 3, "
                         f"0.5 s per move; games in {db}")
@@ -93,6 +95,10 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
     with sqlite3.connect(db) as connection:
         games = connection.execute("SELECT count(*), count(DISTINCT game_id), max(time) FROM games").fetchone()
     assert games == (2 * pairs, 2 * pairs, 0.5)
+    with sqlite3.connect(db) as connection:
+        game_ids = [row[0] for row in connection.execute("SELECT game_id FROM games")]
+    log = db.with_suffix(".log").read_text()
+    assert [game_id for game_id in game_ids if f" INFO {game_id}: " not in log] == []
     again = run_program(args, timeout=120)
     assert again.returncode == 0
     assert again.stdout.splitlines()[1:] == [lines[-2], lines[-1]]  # nothing played: the stored state, the verdict
