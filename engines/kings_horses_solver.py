@@ -18,7 +18,11 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   larger, and needs at least ``max(du / 5, dv / 5, (du + dv) / 9)`` moves to get there (each move lowers
   ``(u, v)`` by (0,3), (3,0), (4,5) or (5,4)). So the first moves of a knight along a path the opponent
   cannot reach in time are guaranteed: a player who moves one knight, then the other, along such paths
-  is sure of that many moves whatever the opponent does (a lower bound).
+  is sure of that many moves whatever the opponent does (a lower bound). "In time" counts both ways:
+  the opponent moves every turn, so after t of its moves each of its knights has made at least t less
+  the lone count of the other, and a square it could stand on only after fewer moves is already
+  behind it. Both orders of the two knights are tried when the first falls short, and a knight whose
+  slow steps are all unsafe may take a fast one.
 - Pure races: the mover makes at most ``min(U_mover, U_opp + 1)`` moves in the game and the opponent
   ``min(U_opp, U_mover)``. When no mover's knight and opponent's knight can stand on one square within
   those horizons (by the move counts above), neither can ever get in the other's way and the mover
@@ -27,7 +31,9 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
 - The mover wins if its guaranteed moves exceed the opponent's upper bound. Other positions are
   searched: a memoised negamax on canonical keys (each player's pair sorted; the mover first, so one
   table serves both colours), slow steps first, with a probe of the table for an immediately refuted
-  child.
+  child. A position missing from the table is also looked up mirrored in the diagonal, which has the
+  same value (the search itself keeps the position's own orientation: its move order, and so the
+  size of its tree, depends on it).
 """
 
 from __future__ import annotations
@@ -130,35 +136,38 @@ def _meet(p: int, hp: int, q: int, hq: int) -> bool:
     return top >= up + vp - 9 * hp and top >= uq + vq - 9 * hq
 
 
-def _route_cost(o: int, q: int, t: int) -> int:
-    """The least count a knight on o gives up to stand on q after at most t of its moves (_INF: never).
+def _route_cost(o: int, q: int, t: int) -> tuple[int, int]:
+    """(cost, moves): the least count a knight on o gives up to stand on q after at most t of its moves
+    (_INF: never), and the number of moves of that route (the most any route within t moves takes).
 
     A route with k fast steps takes ``n = ds - 2k`` moves (``ds`` the fall of row + col) and leaves the
     knight ``n + lone(q)`` moves at most, against ``lone(o)``. Feasible k follow from the falls of
     u and v (each fast step lowers them by (4, 5) or (5, 4), each slow one by (0, 3) or (3, 0)); the
-    board's edges are ignored, which only finds more routes, so the cost returned is never too high.
+    board's edges are ignored, which only finds more routes, so the cost returned is never too high
+    and the moves never too few.
     """
     io, iq = _SQ[o], _SQ[q]
     du, dv = io[6] - iq[6], io[7] - iq[7]
     if du < 0 or dv < 0:
-        return _INF
+        return _INF, -1
     ds = (du + dv) // 3
     k = max(0, (ds - t + 1) // 2)
     while 3 * k <= ds:
         lo = max(0, 5 * k - du)
         hi = min(k, dv - 4 * k)
         if lo <= hi and lo + (5 * k - du - lo) % 3 <= hi:
-            return io[2] - (ds - 2 * k) - iq[2]
+            return io[2] - (ds - 2 * k) - iq[2], ds - 2 * k
         k += 1
-    return _INF
+    return _INF, -1
 
 
 def _routes(costs: dict[int, tuple[int, ...]], o: int, q: int) -> tuple[int, ...]:
-    """``_route_cost(o, q, t)`` for t = 0, 1, ... up to the fall of row + col (constant after that)."""
+    """For t = 0, 1, ... up to the fall of row + col (constant after that): ``_route_cost(o, q, t)``
+    flattened, cost at 2t and moves at 2t + 1."""
     io, iq = _SQ[o], _SQ[q]
     du, dv = io[6] - iq[6], io[7] - iq[7]
     ds = (du + dv) // 3 if du >= 0 and dv >= 0 else 0
-    found = tuple(_route_cost(o, q, t) for t in range(ds + 1))
+    found = tuple(v for t in range(ds + 1) for v in _route_cost(o, q, t))
     costs[q] = found
     return found
 
@@ -170,7 +179,10 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
     Returns the number ``m`` of sure moves (at most ``need``) and every square the knight may stand on
     after them. The J-th move (J = offset + step) is sure onto a square that no opponent knight (on x,
     y) can stand on after J - 1 + lag opponent moves while giving up less than ``spare - J`` of its
-    count: a knight giving up more leaves the opponent too few moves against the owner's J - 1.
+    count: a knight giving up more leaves the opponent too few moves against the owner's J - 1. Of
+    those t = J - 1 + lag moves the knight on x made at least t - lone(y) (the one on y made the rest,
+    and can make no more than its lone count), so a square it reaches only by a shorter route is safe.
+    When no slow step is safe, the fast steps are tried instead.
     """
     squares = _SQ
     from_x = routes.get(x)
@@ -179,6 +191,7 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
     from_y = routes.get(y)
     if from_y is None:
         from_y = routes[y] = {}
+    lone_x, lone_y = squares[x][2], squares[y][2]
     layer: Iterable[int] = (start,)
     done = 0
     while done < need:
@@ -191,12 +204,28 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
                 if q in avoid or q in nxt:
                     continue
                 rx = from_x.get(q) or _routes(from_x, x, q)
-                if (rx[t] if t < len(rx) else rx[-1]) < cstar:
+                i = 2 * t if 2 * t < len(rx) else len(rx) - 2
+                if rx[i] < cstar and rx[i + 1] >= t - lone_y:
                     continue
                 ry = from_y.get(q) or _routes(from_y, y, q)
-                if (ry[t] if t < len(ry) else ry[-1]) < cstar:
+                i = 2 * t if 2 * t < len(ry) else len(ry) - 2
+                if ry[i] < cstar and ry[i + 1] >= t - lone_x:
                     continue
                 nxt.append(q)
+        if not nxt:
+            for p in layer:
+                for q in squares[p][5]:
+                    if q in avoid or q in nxt:
+                        continue
+                    rx = from_x.get(q) or _routes(from_x, x, q)
+                    i = 2 * t if 2 * t < len(rx) else len(rx) - 2
+                    if rx[i] < cstar and rx[i + 1] >= t - lone_y:
+                        continue
+                    ry = from_y.get(q) or _routes(from_y, y, q)
+                    i = 2 * t if 2 * t < len(ry) else len(ry) - 2
+                    if ry[i] < cstar and ry[i + 1] >= t - lone_x:
+                        continue
+                    nxt.append(q)
         if not nxt:
             break
         layer = nxt
@@ -210,8 +239,8 @@ def _guaranteed(routes: _Routes, a: int, b: int, x: int, y: int, lag: int, need:
     ``lag`` is the number of opponent moves before the owner's first (0 for the mover, 1 otherwise);
     the owner wins once it has made ``need`` moves (the opponent's upper bound plus 1 - lag). The owner
     makes the sure slow steps of its knight with the smaller lone count (``_sure_steps``), then those of
-    the other, which avoids every square the first may have stopped on (the other order rarely proves
-    more and costs as much again). Stops once ``need`` is sure.
+    the other, which avoids every square the first may have stopped on; when that falls short of
+    ``need``, the other order too, and the better count is returned. Stops once ``need`` is sure.
     """
     spare = _SQ[x][2] + _SQ[y][2] + 2 - lag
     if _SQ[a][2] > _SQ[b][2]:
@@ -220,6 +249,13 @@ def _guaranteed(routes: _Routes, a: int, b: int, x: int, y: int, lag: int, need:
     if done < need:
         more, _ = _sure_steps(routes, b, stops, x, y, done, lag, spare, need - done)
         done += more
+        if done < need:
+            first, stops = _sure_steps(routes, b, frozenset((a,)), x, y, 0, lag, spare, need)
+            if first < need:
+                more, _ = _sure_steps(routes, a, stops, x, y, first, lag, spare, need - first)
+                first += more
+            if first > done:
+                done = first
     return done
 
 
@@ -229,6 +265,18 @@ def _key(a: int, b: int, x: int, y: int) -> tuple[int, int, int, int]:
     if x > y:
         x, y = y, x
     return (a, b, x, y)
+
+
+def _transposed(a: int, b: int, x: int, y: int) -> tuple[int, int, int, int]:
+    """The key of the position mirrored in the diagonal (row and column exchanged): the four steps,
+    the board and the dead squares are all symmetric in it, so it has the same value."""
+    ta, tb = ((a & _MASK) << _SHIFT) | (a >> _SHIFT), ((b & _MASK) << _SHIFT) | (b >> _SHIFT)
+    tx, ty = ((x & _MASK) << _SHIFT) | (x >> _SHIFT), ((y & _MASK) << _SHIFT) | (y >> _SHIFT)
+    if ta > tb:
+        ta, tb = tb, ta
+    if tx > ty:
+        tx, ty = ty, tx
+    return (ta, tb, tx, ty)
 
 
 class Solver:
@@ -348,6 +396,8 @@ class Solver:
         table = self._table
         key = (a, b, x, y)
         found = table.get(key)
+        if found is None:
+            found = table.get(_transposed(a, b, x, y))
         if found is not None:
             return found
         self.nodes += 1

@@ -148,6 +148,28 @@ def test_every_position_in_a_corner_box() -> None:
     assert count == 300 * 253
 
 
+def test_forced_moves_settle_a_position_at_the_root() -> None:
+    """White's knight on (7, 7) could stand on squares of Black's path, but White must move every turn
+    and its other knight, on (1, 3), has one move: by the time Black's knight arrives, (7, 7) has made
+    all but one of its moves. So Black's 11 moves are sure against White's 10 at most, with no search."""
+    black, white = ((2, 1), (10, 13)), ((1, 3), (7, 7))
+    assert plain_wins(black, white) is True
+    solver = khs.Solver()
+    assert solver.mover_wins("BLACK", black, white) is True
+    assert solver.nodes == 1
+
+
+def test_a_position_mirrored_in_the_diagonal_comes_from_the_table() -> None:
+    black, white = ((5, 7), (6, 8)), ((4, 8), (7, 7))
+    mirrored = (tuple((c, r) for r, c in black), tuple((c, r) for r, c in white))
+    solver = khs.Solver()
+    value = solver.mover_wins("BLACK", black, white)
+    nodes = solver.nodes
+    assert nodes > 1
+    assert solver.mover_wins("BLACK", *mirrored) is value is plain_wins(black, white) is False
+    assert solver.nodes == nodes
+
+
 def test_legal_moves_and_best_move() -> None:
     rng = random.Random(11)
     solver = khs.Solver()
