@@ -199,22 +199,9 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
         t = j - 1 + lag
         cstar = spare - j
         nxt: list[int] = []
-        for p in layer:
-            for q in squares[p][4]:
-                if q in avoid or q in nxt:
-                    continue
-                rx = from_x.get(q) or _routes(from_x, x, q)
-                i = 2 * t if 2 * t < len(rx) else len(rx) - 2
-                if rx[i] < cstar and rx[i + 1] >= t - lone_y:
-                    continue
-                ry = from_y.get(q) or _routes(from_y, y, q)
-                i = 2 * t if 2 * t < len(ry) else len(ry) - 2
-                if ry[i] < cstar and ry[i + 1] >= t - lone_x:
-                    continue
-                nxt.append(q)
-        if not nxt:
+        for kind in (4, 5):  # the slow steps; the fast ones when no slow step is safe
             for p in layer:
-                for q in squares[p][5]:
+                for q in squares[p][kind]:
                     if q in avoid or q in nxt:
                         continue
                     rx = from_x.get(q) or _routes(from_x, x, q)
@@ -226,6 +213,8 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
                     if ry[i] < cstar and ry[i + 1] >= t - lone_x:
                         continue
                     nxt.append(q)
+            if nxt:
+                break
         if not nxt:
             break
         layer = nxt
