@@ -52,14 +52,22 @@ class _ClusterUp(logging.Handler):
             self.at = time.monotonic()
 
 
-def build_engine(folder: Path) -> Path:
-    """The compiled C engine, or the shell script when there is no C compiler."""
+def compile_engine(folder: Path) -> Path | None:
+    """sleepy_connect4.c compiled into ``folder``; None when there is no C compiler."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
-        print("bench_cluster: no C compiler; using sleepy_connect4.sh (about 4 ms of CPU per call)")
-        return ENGINE_SCRIPT
+        return None
     binary = folder / "sleepy_connect4"
     subprocess.run([compiler, "-O2", "-o", str(binary), str(ENGINE_SOURCE)], check=True)
+    return binary
+
+
+def build_engine(folder: Path) -> Path:
+    """The compiled C engine, or the shell script when there is no C compiler."""
+    binary = compile_engine(folder)
+    if binary is None:
+        print("bench_cluster: no C compiler; using sleepy_connect4.sh (about 4 ms of CPU per call)")
+        return ENGINE_SCRIPT
     return binary
 
 

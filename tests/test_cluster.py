@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -131,13 +130,14 @@ def test_dask_is_imported_only_when_a_cluster_is_used(python: str) -> None:
 def test_the_benchmarks_sleepy_engine_answers_legally(flavour: str, tmp_path: Path) -> None:
     from harness.games.registry import get_game
 
-    engine = ROOT / "scripts" / "sleepy_connect4.sh"
+    from scripts.bench_cluster import ENGINE_SCRIPT, compile_engine
+
+    engine = ENGINE_SCRIPT
     if flavour == "c":
-        compiler = shutil.which("cc") or shutil.which("gcc")
-        if compiler is None:
+        compiled = compile_engine(tmp_path)
+        if compiled is None:
             pytest.skip("no C compiler (cc) to build scripts/sleepy_connect4.c")
-        engine = tmp_path / "sleepy_connect4"
-        subprocess.run([compiler, "-O2", "-o", str(engine), str(ROOT / "scripts" / "sleepy_connect4.c")], check=True)
+        engine = compiled
     rules = get_game("connect4")
     column_1_full = rules.initial("7x6")
     for _ in range(6):
