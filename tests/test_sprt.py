@@ -94,9 +94,8 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
     pairs = int(lines[-1].rsplit("after ", 1)[1].split()[0])
     with sqlite3.connect(db) as connection:
         games = connection.execute("SELECT count(*), count(DISTINCT game_id), max(time) FROM games").fetchone()
-    assert games == (2 * pairs, 2 * pairs, 0.5)
-    with sqlite3.connect(db) as connection:
         game_ids = [row[0] for row in connection.execute("SELECT game_id FROM games")]
+    assert games == (2 * pairs, 2 * pairs, 0.5)
     log = db.with_suffix(".log").read_text()
     assert [game_id for game_id in game_ids if f" INFO {game_id}: " not in log] == []
     again = run_program(args, timeout=120)
