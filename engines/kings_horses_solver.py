@@ -198,6 +198,8 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
         j = offset + done + 1
         t = j - 1 + lag
         cstar = spare - j
+        at = 2 * t  # index of time t in a route tuple
+        least_x, least_y = t - lone_y, t - lone_x  # the fewest moves each opponent knight has made
         nxt: list[int] = []
         for kind in (4, 5):  # the slow steps; the fast ones when no slow step is safe
             for p in layer:
@@ -205,12 +207,12 @@ def _sure_steps(routes: _Routes, start: int, avoid: frozenset[int], x: int, y: i
                     if q in avoid or q in nxt:
                         continue
                     rx = from_x.get(q) or _routes(from_x, x, q)
-                    i = 2 * t if 2 * t < len(rx) else len(rx) - 2
-                    if rx[i] < cstar and rx[i + 1] >= t - lone_y:
+                    i = at if at < len(rx) else len(rx) - 2
+                    if rx[i] < cstar and rx[i + 1] >= least_x:
                         continue
                     ry = from_y.get(q) or _routes(from_y, y, q)
-                    i = 2 * t if 2 * t < len(ry) else len(ry) - 2
-                    if ry[i] < cstar and ry[i + 1] >= t - lone_x:
+                    i = at if at < len(ry) else len(ry) - 2
+                    if ry[i] < cstar and ry[i + 1] >= least_y:
                         continue
                     nxt.append(q)
             if nxt:
@@ -234,18 +236,17 @@ def _guaranteed(routes: _Routes, a: int, b: int, x: int, y: int, lag: int, need:
     spare = _SQ[x][2] + _SQ[y][2] + 2 - lag
     if _SQ[a][2] > _SQ[b][2]:
         a, b = b, a
-    done, stops = _sure_steps(routes, a, frozenset((b,)), x, y, 0, lag, spare, need)
-    if done < need:
-        more, _ = _sure_steps(routes, b, stops, x, y, done, lag, spare, need - done)
-        done += more
+    best = 0
+    for first, second in ((a, b), (b, a)):
+        done, stops = _sure_steps(routes, first, frozenset((second,)), x, y, 0, lag, spare, need)
         if done < need:
-            first, stops = _sure_steps(routes, b, frozenset((a,)), x, y, 0, lag, spare, need)
-            if first < need:
-                more, _ = _sure_steps(routes, a, stops, x, y, first, lag, spare, need - first)
-                first += more
-            if first > done:
-                done = first
-    return done
+            more, _ = _sure_steps(routes, second, stops, x, y, done, lag, spare, need - done)
+            done += more
+        if done >= need:
+            return done
+        if done > best:
+            best = done
+    return best
 
 
 def _key(a: int, b: int, x: int, y: int) -> tuple[int, int, int, int]:
