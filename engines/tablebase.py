@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from engines.tables import table_dir
 from harness.games.betsy import Move, Position, geometry
 
 TYPE_CHECKING = False
@@ -23,10 +24,6 @@ if TYPE_CHECKING:
 LOSS, DRAW, WIN = -1, 0, 1
 _MAX_N = 3
 """Largest board the builder handles (n = 4 would need 2^32 boards)."""
-
-
-def table_dir() -> str:
-    return os.environ.get("BETSY_TABLES") or os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
 
 
 def table_path(n: int, win_priority: str = "mover") -> str:
