@@ -34,12 +34,20 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   child. A position missing from the table is also looked up mirrored in the diagonal, which has the
   same value (the search itself keeps the position's own orientation: its move order, and so the
   size of its tree, depends on it).
+- Near the corner the game is solved once and for all: the squares with ``row + col <= S`` are closed
+  under moves, and when a table of every position inside them has been built
+  (engines/kings_horses_table.py, ``scripts/build_tablebase.py --game kings-horses``), a position with
+  all four knights inside is read from it instead of searched. Every 1..8 position is inside the
+  default table (S = 24), and a deeper search ends there instead of at the dead squares. Without a
+  table the solver searches everything, with the same answers.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+
+from engines.kings_horses_table import Table, default_table, pair_index
 
 Square = tuple[int, int]
 Pair = tuple[Square, Square]
@@ -276,8 +284,19 @@ class Solver:
     (``clear()`` empties it at any time). ``nodes`` counts positions searched since creation.
     """
 
-    def __init__(self, max_entries: int = 5_000_000) -> None:
+    def __init__(self, max_entries: int = 5_000_000, corner: Table | None | bool = True) -> None:
         self.max_entries = max_entries
+        self._auto_corner = corner is True
+        """Use the built table of the table directory, looked up at each call (``corner=True``)."""
+        self._corner: Table | None = None
+        """The corner table (engines/kings_horses_table.py) in use, if any: positions with all four
+        knights inside it are read, not searched. ``corner=False`` searches everything."""
+        self._number: dict[int, int] = _Numbers({})
+        """Square code -> its number in the corner table, or -1 outside it."""
+        if isinstance(corner, Table):
+            self._use(corner)
+        self.corner_reads = 0
+        """Positions answered by the corner table (not counted in ``nodes``)."""
         self._table: dict[tuple[int, int, int, int], bool] = {}
         self._solo_table: dict[tuple[int, int], int] = {}
         self._routes: _Routes = {}
@@ -326,9 +345,17 @@ class Solver:
 
     # -- search -----------------------------------------------------------------------------------
 
+    def _use(self, corner: Table | None) -> None:
+        self._corner = corner
+        self._number = _Numbers(corner.number if corner is not None else {})
+
     def _prepare(self, codes: tuple[int, ...]) -> None:
         if len(self._table) > self.max_entries:
             self.clear()
+        if self._auto_corner:
+            corner = default_table()
+            if corner is not self._corner:
+                self._use(corner)
         depth = min(sum(_SQ[c][2] for c in codes) + 200, _MAX_DEPTH)
         if sys.getrecursionlimit() < depth:
             sys.setrecursionlimit(depth)
@@ -388,12 +415,24 @@ class Solver:
         found = table.get(key)
         if found is None:
             found = table.get(_transposed(a, b, x, y))
+            if found is None and self._corner is not None:
+                found = self._read(a, b, x, y)
         if found is not None:
             return found
         self.nodes += 1
         result = self._decide(a, b, x, y)
         table[key] = result
         return result
+
+    def _read(self, a: int, b: int, x: int, y: int) -> bool | None:
+        """The corner table's value when all four knights are inside it, else None."""
+        number = self._number
+        na, nb, nx, ny = number[a], number[b], number[x], number[y]
+        if na < 0 or nb < 0 or nx < 0 or ny < 0:
+            return None
+        assert self._corner is not None
+        self.corner_reads += 1
+        return self._corner.bit(pair_index(na, nb), pair_index(nx, ny))
 
     def _decide(self, a: int, b: int, x: int, y: int) -> bool:
         up = _upper(a, b, x, y)
@@ -419,6 +458,18 @@ class Solver:
             if not self._wins(*key):
                 return True
         return False
+
+
+class _Numbers(dict[int, int]):
+    """Square code -> number in the corner table (-1 outside), filled on first use."""
+
+    def __init__(self, numbers: dict[Square, int]) -> None:
+        super().__init__()
+        self._numbers = numbers
+
+    def __missing__(self, code: int) -> int:
+        number = self[code] = self._numbers.get(_dec(code), -1)
+        return number
 
 
 def _children(a: int, b: int, x: int, y: int) -> list[tuple[int, int]]:

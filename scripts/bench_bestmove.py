@@ -13,8 +13,12 @@ speed-up on the positions both finished and the bound it gives when the abandone
 their timeout. ``--exhaustive N`` solves N random positions in 1..8 (fresh solver each) and prints the
 slowest ones.
 
+The solver reads the corner table (engines/kings_horses_table.py) when one is built in the table
+directory; the first line says which. ``--build`` builds the default table first when none is there
+(about 4 minutes, once per machine); ``--no-corner`` measures the search alone.
+
 Usage: .venv/bin/python scripts/bench_bestmove.py [--samples 200] [--samples30 40] [--seed 1]
-       [--timeout 60] [--plain 20] [--plain-timeout 10] [--exhaustive 0]
+       [--timeout 60] [--plain 20] [--plain-timeout 10] [--exhaustive 0] [--build | --no-corner]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from types import FrameType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engines import kings_horses_table  # noqa: E402
 from engines.kings_horses_solver import PLAYERS, Solver, lone_moves  # noqa: E402
 
 Sq = tuple[int, int]
@@ -110,8 +115,12 @@ def plain_solve(mover: str, black: tuple[Sq, Sq], white: tuple[Sq, Sq]) -> bool:
     return wins(tuple(sorted(mine)), tuple(sorted(theirs)))
 
 
+CORNER: bool = True
+"""Whether the solver may read the corner table (``--no-corner`` turns it off)."""
+
+
 def solve_fresh(position: Position) -> bool:
-    return Solver().mover_wins(*position)
+    return Solver(corner=CORNER).mover_wins(*position)
 
 
 def row(name: str, times: list[float], unsolved: int) -> str:
@@ -146,7 +155,22 @@ def main() -> int:
     parser.add_argument("--plain", type=int, default=20, help="1..15 positions to time the plain minimax on")
     parser.add_argument("--plain-timeout", type=float, default=10.0)
     parser.add_argument("--exhaustive", type=int, default=0, help="random positions in 1..8 for the worst-case check")
+    corner = parser.add_mutually_exclusive_group()
+    corner.add_argument("--build", action="store_true", help="build the default corner table first if none is built")
+    corner.add_argument("--no-corner", action="store_true", help="search every position (ignore any corner table)")
     args = parser.parse_args()
+    global CORNER
+    CORNER = not args.no_corner
+    table = kings_horses_table.default_table() if CORNER else None
+    if CORNER and table is None and args.build:
+        start = time.perf_counter()
+        path = kings_horses_table.build()
+        print(f"built {path} in {time.perf_counter() - start:.1f} s")
+        table = kings_horses_table.default_table()
+    if table is not None:
+        print(f"corner table: row + col <= {table.limit} ({kings_horses_table.table_path(table.limit)})")
+    else:
+        print("corner table: none (search only" + (")" if args.no_corner else "; --build builds one)"))
 
     rng = random.Random(args.seed)
     bands = [

@@ -1,7 +1,10 @@
-"""Build the exact tablebase for small boards (default n = 3, both win priorities).
+"""Build exact tables: Betsy on small boards (default n = 3, both win priorities), or All The King's
+Horses near the corner (``--game kings-horses``: every position with all four knights on
+row + col <= S, default S = 24).
 
 Usage: .venv/bin/python scripts/build_tablebase.py [--n 3] [--priority mover|blue|both] [--dir DIR]
-Tables go to $BETSY_TABLES or ~/.cache/betsy-arena; engines use them when present.
+       .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 24] [--dir DIR]
+Tables go to $BETSY_TABLES or ~/.cache/betsy-arena; engines and the solver use them when present.
 """
 
 from __future__ import annotations
@@ -14,18 +17,31 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engines import kings_horses_table as kh_table  # noqa: E402
 from engines.tablebase import build, table_path  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=("betsy", "kings-horses"), default="betsy")
     parser.add_argument("--n", type=int, default=3)
+    parser.add_argument("--sum", type=int, default=kh_table.DEFAULT_SUM,
+                        help="kings-horses: the table covers the squares with row + col <= SUM")
     parser.add_argument("--priority", choices=("mover", "blue", "both"), default="both")
     parser.add_argument("--dir", help="where to write (default $BETSY_TABLES or ~/.cache/betsy-arena)")
     parser.add_argument("--if-missing", action="store_true", help="skip tables that already exist")
     args = parser.parse_args()
     if args.dir:
         os.environ["BETSY_TABLES"] = args.dir
+    if args.game == "kings-horses":
+        if not 4 <= args.sum <= 24:
+            parser.error(f"--sum {args.sum} is out of range: give 4..24 (24 takes 4 minutes and 1.8 GB; memory grows as SUM**8)")
+        if args.if_missing and os.path.exists(kh_table.table_path(args.sum)):
+            return
+        start = time.perf_counter()
+        path = kh_table.build(args.sum)
+        print(f"built {path} in {time.perf_counter() - start:.1f} s")
+        return
     for priority in ("mover", "blue") if args.priority == "both" else (args.priority,):
         if args.if_missing and os.path.exists(table_path(args.n, priority)):
             continue

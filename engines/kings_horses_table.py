@@ -1,0 +1,203 @@
+"""Exact values of All The King's Horses near the corner, by retrograde analysis.
+
+Every move lowers a knight's ``row + col``, so the squares with ``row + col <= S`` (a triangle on the
+corner) are closed under moves: a position with all four knights inside never leaves it. The table
+holds, for every such position, whether the player to move wins. The value depends only on whose
+knights are whose, not on their colours, so one bit per (mover's pair, opponent's pair) suffices.
+Sizes and build times on a 2-core machine (numpy):
+
+| S  | squares | pairs  | file   | build  | peak memory |
+|----|---------|--------|--------|--------|-------------|
+| 16 | 120     | 7,140  | 6.4 MB | 4 s    | 0.1 GB      |
+| 20 | 190     | 17,955 | 40 MB  | 32 s   | 0.4 GB      |
+| 24 | 276     | 37,950 | 180 MB | 4 min  | 1.8 GB      |
+
+S = 16 already holds every position with coordinates in 1..8; the default, 24, also ends most of
+the search of larger positions (see docs/kings_horses.md for the timings with each).
+
+Layout: squares inside the triangle are numbered in order of ``(row, col)``; a pair of squares
+``i < j`` is number ``j * (j - 1) / 2 + i``; the bit of (mover's pair m, opponent's pair o) is bit
+``m * P + o`` of the body (P pairs, most significant bit of each byte first). The file starts with a
+16-byte header: ``KHTB``, the format version, S, and P.
+
+Building needs numpy (``scripts/build_tablebase.py --game kings-horses [--sum S]``); reading does not: the
+solver maps the file and reads one bit per position. Positions are solved layer by layer in order of
+the total ``row + col`` of the four knights, so every child is solved before its parent. Tables are
+generated on the machine (``$BETSY_TABLES`` or ``~/.cache/betsy-arena``), never committed.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+
+from engines.tables import table_dir
+
+MAGIC = b"KHTB"
+VERSION = 1
+HEADER = struct.Struct("<4sIII")
+DEFAULT_SUM = 24
+"""The triangle the default table covers: row + col <= 24."""
+MOVES = ((-2, -1), (-1, -2), (-2, 1), (1, -2))
+
+
+def table_path(limit: int = DEFAULT_SUM) -> str:
+    return os.path.join(table_dir(), f"kings-horses-{limit}.tb")
+
+
+def squares(limit: int) -> list[tuple[int, int]]:
+    """The triangle's squares, numbered in this order."""
+    return [(row, col) for row in range(1, limit) for col in range(1, limit + 1 - row)]
+
+
+def pair_index(i: int, j: int) -> int:
+    """Number of the unordered pair of distinct square numbers i, j."""
+    if i > j:
+        i, j = j, i
+    return j * (j - 1) // 2 + i
+
+
+class Table:
+    """Read access to a built table (mapped, not read: opening costs nothing)."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, "rb") as handle:
+            head = handle.read(HEADER.size)
+            if len(head) < HEADER.size:
+                raise ValueError(f"{path}: not a kings-horses table (too short)")
+            magic, version, limit, pairs = HEADER.unpack(head)
+            if magic != MAGIC or version != VERSION:
+                raise ValueError(f"{path}: not a kings-horses table of version {VERSION}; rebuild it")
+            size = HEADER.size + (pairs * pairs + 7) // 8
+            if os.fstat(handle.fileno()).st_size != size:
+                raise ValueError(f"{path}: truncated ({size} bytes expected); rebuild it")
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        self.limit: int = limit
+        """S: the table covers the positions with every knight on row + col <= S."""
+        self.pairs = pairs
+        self.number = {square: n for n, square in enumerate(squares(limit))}
+        """Square -> its number in the triangle."""
+
+    def mover_wins(self, own: tuple[tuple[int, int], tuple[int, int]],
+                   opp: tuple[tuple[int, int], tuple[int, int]]) -> bool | None:
+        """Whether the player with knights ``own`` to move wins against ``opp``; None outside the table."""
+        number = self.number
+        try:
+            a, b, x, y = number[own[0]], number[own[1]], number[opp[0]], number[opp[1]]
+        except KeyError:
+            return None
+        return self.bit(pair_index(a, b), pair_index(x, y))
+
+    def bit(self, mover_pair: int, opponent_pair: int) -> bool:
+        index = mover_pair * self.pairs + opponent_pair
+        return bool(self._map[HEADER.size + (index >> 3)] >> (7 - (index & 7)) & 1)
+
+
+_OPENED: dict[str, Table | None] = {}
+
+
+def default_table(limit: int | None = None) -> Table | None:
+    """The built table (the largest S present when ``limit`` is None), or None if none is built."""
+    directory = table_dir()
+    key = f"{directory}:{limit}"
+    if key not in _OPENED:
+        table = None
+        candidates = [limit] if limit is not None else _built_limits(directory)
+        for s in candidates:
+            path = table_path(s)
+            if os.path.exists(path):
+                try:
+                    table = Table(path)
+                except (OSError, ValueError):
+                    table = None
+                if table is not None:
+                    break
+        _OPENED[key] = table
+    return _OPENED[key]
+
+
+def _built_limits(directory: str) -> list[int]:
+    """S of every table file in ``directory``, largest first."""
+    found = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    for name in names:
+        if name.startswith("kings-horses-") and name.endswith(".tb"):
+            digits = name[len("kings-horses-"):-len(".tb")]
+            if digits.isdigit():
+                found.append(int(digits))
+    return sorted(found, reverse=True)
+
+
+def build(limit: int = DEFAULT_SUM, path: str | None = None) -> str:
+    """Solve every position inside the triangle ``row + col <= limit`` and write the table; returns its path."""
+    import numpy as np
+
+    if limit < 4:
+        raise ValueError(f"the triangle needs row + col <= 4 at least to hold four knights, got {limit}")
+    cells = squares(limit)
+    number = {square: n for n, square in enumerate(cells)}
+    count = len(cells)
+    pairs = count * (count - 1) // 2
+    first = np.empty(pairs, dtype=np.int64)
+    second = np.empty(pairs, dtype=np.int64)
+    for j in range(count):
+        start = j * (j - 1) // 2
+        first[start:start + j] = np.arange(j)
+        second[start:start + j] = j
+    square_sum = np.array([r + c for r, c in cells], dtype=np.int64)
+    # For each pair and each of its 8 moves (knight 0 or 1, one of four steps): the pair after the
+    # move and the square the knight lands on, or -1 when the step leaves the board or hits the
+    # other knight of the pair.
+    step_to = np.full((count, len(MOVES)), -1, dtype=np.int64)
+    for n, (r, c) in enumerate(cells):
+        for k, (dr, dc) in enumerate(MOVES):
+            target = (r + dr, c + dc)
+            if target[0] >= 1 and target[1] >= 1:
+                step_to[n, k] = number[target]
+    tri = lambda i, j: np.where(i > j, i * (i - 1) // 2 + j, j * (j - 1) // 2 + i)  # noqa: E731
+    child_pair = np.full((pairs, 2 * len(MOVES)), -1, dtype=np.int64)
+    landing = np.full((pairs, 2 * len(MOVES)), -1, dtype=np.int64)
+    for knight, (mover, other) in enumerate(((first, second), (second, first))):
+        for k in range(len(MOVES)):
+            dest = step_to[mover, k]
+            ok = (dest >= 0) & (dest != other)
+            column = knight * len(MOVES) + k
+            landing[ok, column] = dest[ok]
+            child_pair[ok, column] = tri(dest[ok], other[ok])
+    pair_sum = square_sum[first] + square_sum[second]
+    by_sum = {int(s): np.flatnonzero(pair_sum == s) for s in np.unique(pair_sum)}
+    sums = sorted(by_sum)
+    wins = np.zeros((pairs, pairs), dtype=bool)
+    for total in range(2 * sums[0], 2 * sums[-1] + 1):
+        for sm in sums:
+            so = total - sm
+            if so not in by_sum:
+                continue
+            movers, opponents = by_sum[sm], by_sum[so]
+            o1, o2 = first[opponents], second[opponents]
+            result = np.zeros((len(movers), len(opponents)), dtype=bool)
+            for column in range(2 * len(MOVES)):
+                child = child_pair[movers, column]
+                dest = landing[movers, column]
+                live = child >= 0
+                if not live.any():
+                    continue
+                rows = np.flatnonzero(live)
+                child, dest = child[rows], dest[rows]
+                free = (dest[:, None] != o1[None, :]) & (dest[:, None] != o2[None, :])
+                # The child is the opponent to move with pair o against our moved pair: we win if it loses.
+                result[rows] |= free & ~wins[opponents[None, :], child[:, None]]
+            wins[np.ix_(movers, opponents)] = result
+    target = path or table_path(limit)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    partial = target + ".partial"
+    with open(partial, "wb") as handle:
+        handle.write(HEADER.pack(MAGIC, VERSION, limit, pairs))
+        handle.write(np.packbits(wins.reshape(-1)).tobytes())
+    os.replace(partial, target)
+    _OPENED.clear()
+    return target
