@@ -448,10 +448,16 @@ class Solver:
         if not children:
             return False
         table = self._table
+        corner = self._corner
         keys = []
         for slot, code in children:
             key = _key(x, y, code, b) if slot == 0 else _key(x, y, a, code)
-            if table.get(key) is False:
+            found = table.get(key)
+            if found is None and corner is not None:
+                found = self._read(*key)
+                if found is not None:
+                    table[key] = found
+            if found is False:
                 return True
             keys.append(key)
         for key in keys:
@@ -551,6 +557,10 @@ Who wins All The King's Horses with perfect play, the player PLAYER (WHITE or BL
 knights on (b1r, b1c) and (b2r, b2c), white knights on (w1r, w1c) and (w2r, w2c): prints WHITE WILL WIN
 or BLACK WILL WIN. With --move, first the position after the best move, in the same form with the
 other player to move (nothing when PLAYER has no legal move).
+
+Exact for every position. Positions near the corner are read from a table when one is built
+(scripts/build_tablebase.py --game kings-horses, in $BETSY_TABLES or ~/.cache/betsy-arena);
+without it they are searched, with the same answers, more slowly.
 """
 
 
