@@ -12,9 +12,9 @@ Sizes and build times on a 2-core machine (numpy):
 | 20 | 190     | 17,955 | 40 MB  | 32 s   | 0.4 GB      |
 | 24 | 276     | 37,950 | 180 MB | 4 min  | 1.8 GB      |
 
-S = 16 already holds every position with coordinates in 1..8; the default, 20, built once per
-machine by the project's set-up, also ends most of the search of larger positions; 24 ends more
-(docs/kings_horses.md has the timings with each).
+S = 16 already holds every position with coordinates in 1..8. The project's set-up builds S = 20
+once per machine (cheap enough for a first run); the builder's default, 24, also ends most of the
+search of 1..15 positions (docs/kings_horses.md has the timings with each).
 
 Layout: squares inside the triangle are numbered in order of ``(row, col)``; a pair of squares
 ``i < j`` is number ``j * (j - 1) / 2 + i``; the bit of (mover's pair m, opponent's pair o) is bit
@@ -38,8 +38,8 @@ from engines.tables import table_dir
 MAGIC = b"KHTB"
 VERSION = 1
 HEADER = struct.Struct("<4sIII")
-DEFAULT_SUM = 20
-"""The triangle the default table covers: row + col <= 20."""
+DEFAULT_SUM = 24
+"""The triangle the builder covers by default: row + col <= 24."""
 MOVES = ((-2, -1), (-1, -2), (-2, 1), (1, -2))
 
 

@@ -218,7 +218,7 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             if os.path.isabs(token) and os.path.exists(token):
                 binds.append(os.path.dirname(token) if token == script else token)
         if _is_own_program(script if script is not None else program):
-            from engines.tablebase import table_dir  # where the engines look: $BETSY_TABLES or the cache
+            from engines.tables import table_dir  # where the engines look: $BETSY_TABLES or the cache
 
             binds.append(str(PROJECT_DIR))
             tables = os.path.abspath(table_dir())

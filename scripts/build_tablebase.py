@@ -1,9 +1,9 @@
 """Build exact tables: Betsy on small boards (default n = 3, both win priorities), or All The King's
 Horses near the corner (``--game kings-horses``: every position with all four knights on
-row + col <= S, default S = 20; ``--if-missing`` skips it when a table at least as large is built).
+row + col <= S, default S = 24; ``--if-missing`` skips it when a table at least as large is built).
 
 Usage: .venv/bin/python scripts/build_tablebase.py [--n 3] [--priority mover|blue|both] [--dir DIR]
-       .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 20] [--dir DIR]
+       .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 24] [--dir DIR]
 Tables go to $BETSY_TABLES or ~/.cache/betsy-arena; engines and the solver use them when present.
 """
 
