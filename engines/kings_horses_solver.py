@@ -30,8 +30,9 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   its bound, exceeds the opponent's. Checked at every node: the horizons shrink as the game goes on.
 - The mover wins if its guaranteed moves exceed the opponent's upper bound. Other positions are
   searched: a memoised negamax on canonical keys (each player's pair sorted; the mover first, so one
-  table serves both colours), slow steps first, with a probe of the table for an immediately refuted
-  child. A position missing from the table is also looked up mirrored in the diagonal, which has the
+  table serves both colours), slow steps first. Each position first probes the table for its
+  children: one already solved as a loss for the opponent settles it, as do children all solved as
+  wins for the opponent, before any bound is computed. A position missing from the table is also looked up mirrored in the diagonal, which has the
   same value (the search itself keeps the position's own orientation: its move order, and so the
   size of its tree, depends on it).
 - Near the corner the game is solved once and for all: the squares with ``row + col <= S`` are closed
@@ -435,21 +436,14 @@ class Solver:
         return self._corner.bit(pair_index(na, nb), pair_index(nx, ny))
 
     def _decide(self, a: int, b: int, x: int, y: int) -> bool:
-        up = _upper(a, b, x, y)
-        if up == 0:
-            return False
-        uo = _upper(x, y, a, b)
-        race = self._race(a, b, x, y, up, uo)
-        if race is not None:
-            return race
-        if up > uo and _guaranteed(self._routes, a, b, x, y, 0, uo + 1) > uo:
-            return True
+        # The children first: those already solved (or inside the corner table) may settle the
+        # position before any bound is computed, which near the table is most of the time.
         children = _children(a, b, x, y)
         if not children:
             return False
         table = self._table
         corner = self._corner
-        keys = []
+        unknown = []
         for slot, code in children:
             key = _key(x, y, code, b) if slot == 0 else _key(x, y, a, code)
             found = table.get(key)
@@ -459,8 +453,18 @@ class Solver:
                     table[key] = found
             if found is False:
                 return True
-            keys.append(key)
-        for key in keys:
+            if found is None:
+                unknown.append(key)
+        if not unknown:
+            return False
+        up = _upper(a, b, x, y)
+        uo = _upper(x, y, a, b)
+        race = self._race(a, b, x, y, up, uo)
+        if race is not None:
+            return race
+        if up > uo and _guaranteed(self._routes, a, b, x, y, 0, uo + 1) > uo:
+            return True
+        for key in unknown:
             if not self._wins(*key):
                 return True
         return False
