@@ -32,9 +32,9 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   searched: a memoised negamax on canonical keys (each player's pair sorted; the mover first, so one
   table serves both colours), slow steps first. Each position first probes the table for its
   children: one already solved as a loss for the opponent settles it, as do children all solved as
-  wins for the opponent, before any bound is computed. A position missing from the table is also looked up mirrored in the diagonal, which has the
-  same value (the search itself keeps the position's own orientation: its move order, and so the
-  size of its tree, depends on it).
+  wins for the opponent, before any bound is computed. A position missing from the table is also
+  looked up mirrored in the diagonal, which has the same value (the search itself keeps the
+  position's own orientation: its move order, and so the size of its tree, depends on it).
 - Near the corner the game is solved once and for all: the squares with ``row + col <= S`` are closed
   under moves, and when a table of every position inside them has been built
   (engines/kings_horses_table.py, ``scripts/build_tablebase.py --game kings-horses``), a position with
