@@ -15,7 +15,7 @@ slowest ones.
 
 The solver reads the corner table (engines/kings_horses_table.py) when one is built in the table
 directory (the largest there); the first line says which. ``--build`` first builds the builder's
-default table (row + col <= 24: about 4 minutes and 1.8 GB, once per machine) unless one at least as
+default table (row + col <= 24: about a minute and 1.5 GB, once per machine) unless one at least as
 large is there; ``--no-corner`` measures the search alone.
 
 Usage: .venv/bin/python scripts/bench_bestmove.py [--samples 200] [--samples30 40] [--seed 1]

@@ -21,8 +21,8 @@ from engines import kings_horses_table as kh_table  # noqa: E402
 from engines.tablebase import build, table_path  # noqa: E402
 
 
-_KH_COST = {16: "about 5 s, once per machine", 20: "about 30 s and 0.4 GB, once per machine",
-            24: "about 4 minutes and 1.8 GB, once per machine"}
+_KH_COST = {16: "about 3 s, once per machine", 20: "about 15 s and 0.4 GB, once per machine",
+            24: "about a minute and 1.5 GB, once per machine"}
 
 
 def main() -> None:
@@ -39,7 +39,7 @@ def main() -> None:
         os.environ["BETSY_TABLES"] = args.dir
     if args.game == "kings-horses":
         if not 4 <= args.sum <= 24:
-            parser.error(f"--sum {args.sum} is out of range: give 4..24 (24 takes 4 minutes and 1.8 GB; memory grows as SUM**8)")
+            parser.error(f"--sum {args.sum} is out of range: give 4..24 (24 takes a minute and 1.5 GB; memory grows as SUM**8)")
         built = kh_table.default_table()
         if args.if_missing and built is not None and built.limit >= args.sum:
             return

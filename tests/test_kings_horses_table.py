@@ -130,4 +130,4 @@ def test_the_build_script_writes_the_table_and_refuses_a_bad_size(tmp_path: Path
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.splitlines()[-1] == ("build_tablebase.py: error: --sum 30 is out of range: give 4..24 "
-                                          "(24 takes 4 minutes and 1.8 GB; memory grows as SUM**8)")
+                                          "(24 takes a minute and 1.5 GB; memory grows as SUM**8)")
