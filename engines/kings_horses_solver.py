@@ -39,7 +39,7 @@ Structure used by the solver (``s = row + col``, ``d = row - col``):
   under moves, and when a table of every position inside them has been built
   (engines/kings_horses_table.py, ``scripts/build_tablebase.py --game kings-horses``), a position with
   all four knights inside is read from it instead of searched. Every 1..8 position is inside the
-  tables the set-up (S = 20) and the builder (S = 24) make, and a deeper search ends there instead
+  table the set-up builds (S = 24), and a deeper search ends there instead
   of at the dead squares. Without a table the solver searches everything, with the same answers.
 """
 

@@ -12,9 +12,9 @@ Sizes and build times on a 2-core machine (numpy):
 | 20 | 190     | 17,955 | 40 MB  | 14 s   | 0.4 GB      |
 | 24 | 276     | 37,950 | 180 MB | 62 s   | 1.5 GB      |
 
-S = 16 already holds every position with coordinates in 1..8. The project's set-up builds S = 20
-once per machine (cheap enough for a first run); the builder's default, 24, also ends most of the
-search of 1..15 positions (docs/kings_horses.md has the timings with each).
+S = 16 already holds every position with coordinates in 1..8; the default, 24, which the project's
+set-up builds once per machine, also ends most of the search of 1..15 positions
+(docs/kings_horses.md has the timings with 20 and 24).
 
 Layout: squares inside the triangle are numbered in order of ``(row, col)``; a pair of squares
 ``i < j`` is number ``j * (j - 1) / 2 + i``; the bit of (mover's pair m, opponent's pair o) is bit
