@@ -133,6 +133,13 @@ def _built_limits(directory: str) -> list[int]:
     return sorted(found, reverse=True)
 
 
+def build_memory(limit: int) -> int:
+    """About the most memory (bytes) ``build(limit)`` takes: a byte per position while it solves."""
+    count = len(squares(limit))
+    pairs = count * (count - 1) // 2
+    return pairs * pairs * 11 // 10 + (100 << 20)
+
+
 def build(limit: int = DEFAULT_SUM, path: str | None = None) -> str:
     """Solve every position inside the triangle ``row + col <= limit`` and write the table; returns its path."""
     import numpy as np

@@ -63,7 +63,7 @@ fi
 # The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
 # All The King's Horses near the corner (row + col <= 24: about a minute and 1.5 GB, once per machine; the
-# solver searches where there is none, with the same answers).
+# smaller row + col <= 20 where memory is short; the solver searches where there is none, with the same answers).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --game kings-horses --if-missing >&2 \
     || echo "warning: the kings-horses corner table was not built" >&2
 # Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.

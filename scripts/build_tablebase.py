@@ -1,9 +1,10 @@
 """Build exact tables: Betsy on small boards (default n = 3, both win priorities), or All The King's
 Horses near the corner (``--game kings-horses``: every position with all four knights on
-row + col <= S, default S = 24; ``--if-missing`` skips it when a table at least as large is built).
+row + col <= S, default S = 24; ``--if-missing`` skips it when a table at least as large is built and,
+where the memory it needs is not available, builds a smaller one, or keeps the smaller one there).
 
 Usage: .venv/bin/python scripts/build_tablebase.py [--n 3] [--priority mover|blue|both] [--dir DIR]
-       .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 24] [--dir DIR]
+       .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 24] [--max-memory GB] [--dir DIR]
 Tables go to $BETSY_TABLES or ~/.cache/betsy-arena; engines and the solver use them when present.
 """
 
@@ -25,15 +26,30 @@ _KH_COST = {16: "about 3 s, once per machine", 20: "about 15 s and 0.4 GB, once 
             24: "about a minute and 1.5 GB, once per machine"}
 
 
+def _available_memory() -> int | None:
+    """Bytes of memory available now (Linux's MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=("betsy", "kings-horses"), default="betsy")
     parser.add_argument("--n", type=int, default=3)
     parser.add_argument("--sum", type=int, default=kh_table.DEFAULT_SUM,
                         help="kings-horses: the table covers the squares with row + col <= SUM")
+    parser.add_argument("--max-memory", type=float, metavar="GB",
+                        help="kings-horses: the most memory the build may take (default: what is available now)")
     parser.add_argument("--priority", choices=("mover", "blue", "both"), default="both")
     parser.add_argument("--dir", help="where to write (default $BETSY_TABLES or ~/.cache/betsy-arena)")
-    parser.add_argument("--if-missing", action="store_true", help="skip tables that already exist")
+    parser.add_argument("--if-missing", action="store_true",
+                        help="skip tables that already exist (kings-horses: build a smaller one if memory is short)")
     args = parser.parse_args()
     if args.dir:
         os.environ["BETSY_TABLES"] = args.dir
@@ -43,6 +59,20 @@ def main() -> None:
         built = kh_table.default_table()
         if args.if_missing and built is not None and built.limit >= args.sum:
             return
+        need = kh_table.build_memory(args.sum)
+        free = int(args.max_memory * 2**30) if args.max_memory is not None else _available_memory()
+        if free is not None and need > free:
+            smaller = next((s for s in (20, 16) if s < args.sum and kh_table.build_memory(s) <= free), None)
+            if args.if_missing and built is not None:
+                return  # the set-up keeps the smaller table it could build
+            if not args.if_missing or smaller is None:
+                print(f"error: building the row + col <= {args.sum} table needs about {need / 2**30:.2f} GB of memory "
+                      f"and {free / 2**30:.2f} GB is available; free some or build a smaller one (--sum 20 needs "
+                      f"{kh_table.build_memory(20) / 2**30:.2f} GB)", file=sys.stderr)
+                raise SystemExit(2)
+            print(f"only {free / 2**30:.2f} GB of memory available: building row + col <= {smaller} instead of "
+                  f"{args.sum}", file=sys.stderr)
+            args.sum = smaller
         print(f"building the All The King's Horses corner table (row + col <= {args.sum}; "
               f"{_KH_COST.get(args.sum, 'once per machine')})", file=sys.stderr, flush=True)
         start = time.perf_counter()

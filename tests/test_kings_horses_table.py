@@ -131,3 +131,20 @@ def test_the_build_script_writes_the_table_and_refuses_a_bad_size(tmp_path: Path
     assert bad.returncode == 2
     assert bad.stderr.splitlines()[-1] == ("build_tablebase.py: error: --sum 30 is out of range: give 4..24 "
                                           "(24 takes a minute and 1.5 GB; memory grows as SUM**8)")
+
+
+def test_where_memory_is_short_the_build_refuses_or_the_set_up_builds_a_smaller_table(tmp_path: Path) -> None:
+    script = str(ROOT / "scripts" / "build_tablebase.py")
+    base = [sys.executable, script, "--game", "kings-horses", "--max-memory", "0.3", "--dir", str(tmp_path)]
+    refused = subprocess.run(base, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == ("error: building the row + col <= 24 table needs about 1.57 GB of memory and 0.30 GB "
+                              "is available; free some or build a smaller one (--sum 20 needs 0.43 GB)\n")
+    assert list(tmp_path.iterdir()) == []
+    set_up = subprocess.run([*base, "--if-missing"], capture_output=True, text=True, timeout=120)
+    assert set_up.returncode == 0, set_up.stderr
+    assert set_up.stderr.splitlines()[0] == "only 0.30 GB of memory available: building row + col <= 16 instead of 24"
+    assert kht.Table(str(tmp_path / "kings-horses-16.tb")).limit == 16
+    again = subprocess.run([*base, "--if-missing"], capture_output=True, text=True, timeout=60)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # keeps the smaller table
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kings-horses-16.tb"]
