@@ -98,24 +98,19 @@ class Table:
 _OPENED: dict[str, Table | None] = {}
 
 
-def default_table(limit: int | None = None) -> Table | None:
-    """The built table (the largest S present when ``limit`` is None), or None if none is built."""
+def default_table() -> Table | None:
+    """The largest readable table built in the table directory, or None if there is none."""
     directory = table_dir()
-    key = f"{directory}:{limit}"
-    if key not in _OPENED:
+    if directory not in _OPENED:
         table = None
-        candidates = [limit] if limit is not None else _built_limits(directory)
-        for s in candidates:
-            path = table_path(s)
-            if os.path.exists(path):
-                try:
-                    table = Table(path)
-                except (OSError, ValueError):
-                    table = None
-                if table is not None:
-                    break
-        _OPENED[key] = table
-    return _OPENED[key]
+        for limit in _built_limits(directory):
+            try:
+                table = Table(table_path(limit))
+            except (OSError, ValueError):
+                continue
+            break
+        _OPENED[directory] = table
+    return _OPENED[directory]
 
 
 def _built_limits(directory: str) -> list[int]:
@@ -133,10 +128,15 @@ def _built_limits(directory: str) -> list[int]:
     return sorted(found, reverse=True)
 
 
+def pair_count(limit: int) -> int:
+    """Number of unordered pairs of distinct squares in the triangle ``row + col <= limit``."""
+    count = len(squares(limit))
+    return count * (count - 1) // 2
+
+
 def build_memory(limit: int) -> int:
     """About the most memory (bytes) ``build(limit)`` takes: a byte per position while it solves."""
-    count = len(squares(limit))
-    pairs = count * (count - 1) // 2
+    pairs = pair_count(limit)
     return pairs * pairs * 11 // 10 + (100 << 20)
 
 
@@ -149,7 +149,7 @@ def build(limit: int = DEFAULT_SUM, path: str | None = None) -> str:
     cells = squares(limit)
     number = {square: n for n, square in enumerate(cells)}
     count = len(cells)
-    pairs = count * (count - 1) // 2
+    pairs = pair_count(limit)
     first = np.empty(pairs, dtype=np.int64)
     second = np.empty(pairs, dtype=np.int64)
     for j in range(count):
