@@ -179,7 +179,19 @@ def _scratch_dir() -> str:
     if path is None or not os.path.isdir(path):
         path = _SCRATCH[owner] = tempfile.mkdtemp(prefix="arena-engine-")
         atexit.register(shutil.rmtree, path, True)
+        # A pool worker (multiprocessing) ends without running atexit handlers, but with its finalizers.
+        from multiprocessing import util
+
+        util.Finalize(None, shutil.rmtree, args=(path, True), exitpriority=0)
     return path
+
+
+def remove_scratch() -> None:
+    """Remove this process's scratch directories now (a worker about to end without its exit handlers)."""
+    pid = os.getpid()
+    for (owner_pid, _thread), path in list(_SCRATCH.items()):
+        if owner_pid == pid:
+            shutil.rmtree(path, True)
 
 
 def _empty_dir(path: str) -> None:

@@ -346,3 +346,17 @@ def test_a_file_that_is_not_a_database_is_a_one_line_error_everywhere(tmp_path: 
         assert (result.returncode, result.stdout, result.stderr) == (2, "", expected), args
     assert not (tmp_path / "all.sqlite").exists()
     assert text.read_text() == "not a database\n"
+
+
+@pytest.mark.parametrize("mode", ["off", "auto"])
+def test_worker_processes_leave_no_folders_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    # Pool workers end without running atexit handlers: their scratch and staging folders must
+    # still go (a long tournament would otherwise leave one per worker in the temporary folder).
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    config = write_config(tmp_path, SMALL + f"sandbox: {mode}\n")
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(tmp_path / "r.sqlite")], timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("4 games played now")
+    assert sorted(os.listdir(temp)) == []
