@@ -78,13 +78,8 @@ evaluate = make_evaluator(WEIGHTS)
 MCTS_SHARE = 0.1
 """Share of the time budget kept for MCTS after alpha-beta."""
 MARGIN = 1
-"""Root moves scoring less than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS
-chooses among."""
-VARY_MARGIN = 32
-"""Betsy: root moves within this many points of the best get exact scores, and are the ones a
-rotation may be varied to (see ``vary``)."""
-VARY_SHARE = 0.5
-"""Betsy: how often a rotation is varied when it can be (see ``vary``)."""
+"""Root moves scoring within this many points of the best get exact scores; those scoring less
+than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses among."""
 
 
 def choose_move(
@@ -108,8 +103,7 @@ def choose_move(
     if not isinstance(position, Position):
         from engines.connect4_evaluation import evaluate as evaluation
     searcher = AlphaBeta(evaluation, contempt=CONTEMPT)
-    betsy = isinstance(position, Position)
-    searcher.root_margin = VARY_MARGIN if betsy else MARGIN
+    searcher.root_margin = MARGIN
     ab_deadline = deadline if playouts is not None else now + max(0.0, deadline - now) * (1 - mcts_share)
     result = deepen(searcher, position, ab_deadline, max_depth, None, on_iteration)
     if result.is_proven or len(searcher.root_scores) < 2:
@@ -120,7 +114,7 @@ def choose_move(
         return result.move, result, {}  # a cut-short deeper iteration overruled the last full one
     near = [move for move, score in scores.items() if score > best_score - MARGIN and score > -WIN_BOUND]
     if len(near) < 2:
-        return (vary(result.move, best_score, scores, rng) if betsy else result.move), result, {}
+        return result.move, result, {}
     mcts = MCTS(evaluation, rng)
     if playouts is not None:
         mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
@@ -134,30 +128,7 @@ def choose_move(
     if not alive:
         return result.move, result, stats
     best = max(alive, key=lambda move: (stats[move][0], move == result.move))
-    if betsy:
-        lost = {move for move in near if stats[move][2] == LOST}
-        best = vary(best, best_score, {move: score for move, score in scores.items() if move not in lost}, rng)
     return best, result, stats
-
-
-def vary(move: Move, best_score: int, scores: dict[Move, int], rng: Rng) -> Move:
-    """Betsy: ``move``, or now and then another move scoring within ``VARY_MARGIN`` of the best.
-
-    An engine sees only the board, so a deterministic one facing a deterministic opponent repeats
-    itself: once a board comes back, the same moves follow, and the game is drawn by repetition
-    however far ahead the engine thinks it is. That is how betsy drew against the mirror program
-    at n = 5 (scoring itself +300 to +500 for a hundred plies of rotations). Only rotations
-    can bring a board back (a drop adds a pebble for good), so when ``move`` is a rotation, the
-    result is not proven and a repetition would be worse than the position (``best_score``
-    above ``-CONTEMPT``), it is replaced by a random one of the other moves within the margin
-    ``VARY_SHARE`` of the time. ``scores`` are the root scores, exact within the margin.
-    """
-    if move >= 0 or abs(best_score) > WIN_BOUND or best_score <= -CONTEMPT:
-        return move
-    others = sorted(other for other, score in scores.items() if other != move and score >= best_score - VARY_MARGIN)
-    if not others or rng.random() >= VARY_SHARE:
-        return move
-    return rng.choice(others)
 
 
 def _choose(request: Request) -> Move:
