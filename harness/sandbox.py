@@ -265,11 +265,13 @@ def _others_can_read(path: str) -> bool:
 
 
 _STAGE_ROOT: str | None = None
+_STAGE_OWNER = 0
+"""The process that made ``_STAGE_ROOT``: a forked worker inherits the variable, not the folder."""
 
 
 def remove_staged() -> None:
     """Remove this process's staged copies now (a worker about to end without its exit handlers)."""
-    if _STAGE_ROOT is not None:
+    if _STAGE_ROOT is not None and _STAGE_OWNER == os.getpid():
         shutil.rmtree(_STAGE_ROOT, True)
 
 
@@ -277,7 +279,7 @@ def _stage(path: str) -> str | None:
     """A copy of ``path`` that the engine's uid can read (root runs engines as another uid, and a
     program in a private folder, such as one made by mkdtemp, would otherwise be unreadable).
     None when it is too large to copy."""
-    global _STAGE_ROOT
+    global _STAGE_ROOT, _STAGE_OWNER
     files = size = 0
     for folder, _dirs, names in os.walk(path) if os.path.isdir(path) else [("", [], [path])]:
         for name in names:
@@ -288,8 +290,8 @@ def _stage(path: str) -> str | None:
                 pass
             if files > _STAGE_LIMITS[0] or size > _STAGE_LIMITS[1]:
                 return None
-    if _STAGE_ROOT is None or not os.path.isdir(_STAGE_ROOT):
-        _STAGE_ROOT = tempfile.mkdtemp(prefix="arena-stage-")
+    if _STAGE_ROOT is None or _STAGE_OWNER != os.getpid() or not os.path.isdir(_STAGE_ROOT):
+        _STAGE_ROOT, _STAGE_OWNER = tempfile.mkdtemp(prefix="arena-stage-"), os.getpid()
         atexit.register(shutil.rmtree, _STAGE_ROOT, True)
         # A pool worker (multiprocessing) ends without running atexit handlers, but with its finalizers.
         from multiprocessing import util

@@ -338,3 +338,35 @@ def test_the_projects_own_programs_see_the_project_and_the_tables() -> None:
         assert result.verdict is Verdict.OK, result
     fake = sandbox.plan_for((sys.executable, str(ROOT / "tests" / "fake_engines" / "hangs.py")))
     assert str(ROOT) not in fake.readable and fake.env == ()  # test programs are run as students'
+
+
+def test_a_forked_worker_stages_into_its_own_folder_and_removes_only_that(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = tmp_path / "prog"
+    program.mkdir()
+    (program / "engine.py").write_text("print('1 board')\n")
+    monkeypatch.setattr(sandbox, "_STAGE_ROOT", None)
+    monkeypatch.setattr(sandbox, "_STAGE_OWNER", 0)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    copy = sandbox._stage(str(program))
+    assert copy is not None and (Path(copy) / "engine.py").read_text() == "print('1 board')\n"
+    parent_root = sandbox._STAGE_ROOT
+    assert parent_root is not None
+    pid = os.fork()
+    if pid == 0:  # the worker: its copies go to a folder of its own, and only that one is removed
+        status = 1
+        try:
+            child_copy = sandbox._stage(str(program))
+            child_root = sandbox._STAGE_ROOT
+            sandbox.remove_staged()
+            if child_copy is not None and child_root != parent_root and not os.path.exists(child_root or ""):
+                status = 0
+        finally:
+            os._exit(status)
+    _, wait_status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(wait_status) == 0
+    assert Path(copy, "engine.py").is_file()  # the parent's copy survived the worker
+    sandbox.remove_staged()
+    assert not os.path.exists(parent_root)
