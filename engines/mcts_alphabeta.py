@@ -10,8 +10,11 @@ the clock (unless the time limit cuts the search short).
    of the time; every root move within ``MARGIN`` of the best gets an exact score.
 2. If it proved a result, or only one move is within the margin, its move is played: there is
    nothing for MCTS to decide.
-3. Otherwise MCTS (engines/search/mcts.py) searches the rest of the time from the root, restricted
-   to the moves alpha-beta cannot separate: solver backups prove short wins and losses, playouts
+3. In Betsy, of the moves alpha-beta cannot separate, those that leave the opponent the fewest safe
+   replies are kept (``trap_counts``: replies after which a short search proves a win); if one
+   remains, it is played.
+4. Otherwise MCTS (engines/search/mcts.py) searches the rest of the time from the root, restricted
+   to the moves still tied: solver backups prove short wins and losses, playouts
    with decisive and anti-decisive moves estimate long-range prospects. Its most visited move that
    it has not proven lost is played (alpha-beta's move when visits tie).
 
@@ -76,6 +79,10 @@ WEIGHTS = Weights(ring=RING, stack=STACK)
 evaluate = make_evaluator(WEIGHTS)
 """The hybrid's evaluation: the alpha-beta engine's, plus column rings and stacks."""
 MCTS_SHARE = 0.1
+TRAP_DEPTH = 3
+"""Betsy: how deep ``trap_counts`` looks for the mover's forced win after each opponent reply."""
+TRAP_SHARE = 0.5
+"""Betsy: the share of MCTS's time ``trap_counts`` may take first (MCTS gets the rest)."""
 """Share of the time budget kept for MCTS after alpha-beta."""
 MARGIN = 1
 """Root moves scoring within this many points of the best get exact scores; those scoring less
@@ -115,6 +122,14 @@ def choose_move(
     near = [move for move, score in scores.items() if score > best_score - MARGIN and score > -WIN_BOUND]
     if len(near) < 2:
         return result.move, result, {}
+    if isinstance(position, Position):
+        now = time.monotonic()
+        traps = trap_counts(position, near, evaluation, now + TRAP_SHARE * max(0.0, deadline - now))
+        if traps is not None:
+            most = max(traps.values())
+            near = [move for move in near if traps[move] == most]
+            if len(near) == 1:
+                return near[0], result, {}
     mcts = MCTS(evaluation, rng)
     if playouts is not None:
         mcts.run(position, deadline, max_playouts=playouts, root_moves=near)
@@ -129,6 +144,46 @@ def choose_move(
         return result.move, result, stats
     best = max(alive, key=lambda move: (stats[move][0], move == result.move))
     return best, result, stats
+
+
+def trap_counts(position: AnyPosition, moves: list[Move], evaluation: Callable[[Any], int],
+                deadline: float) -> dict[Move, int] | None:
+    """For each of ``moves``: how many of the opponent's replies lose by force, that is, after
+    which the mover has a win that a ``TRAP_DEPTH``-ply search proves (or that lose at once).
+    None if ``deadline`` comes first.
+
+    Among moves alpha-beta scores exactly alike, the one that leaves the opponent fewest safe
+    replies is the better practical choice: against a perfect opponent they are worth the same,
+    and any other opponent may miss the one defence. At n = 5, from a position of a game betsy drew
+    by repetition against the mirror program (red to move after x 1, o 5, x 1, o 5, x 1, o 5, x 1,
+    o 1, x 5, o 5, x 1, o 2, x 4, o 4, x 2, o 4, x 2, o -1, x -5), drops 1, 5 and 2 tie at depth 9
+    (the last depth completed in the second); after 5, 9 of the 10 replies lose by force, after 1
+    and 2 none, and MCTS chose 1.
+    """
+    searcher = AlphaBeta(evaluation)
+    searcher.reductions = False  # a reduced line could hide the win
+    mover = position.turn
+    counts: dict[Move, int] = {}
+    for move in moves:
+        position.push(move)
+        count = 0
+        for reply in position.legal_moves():
+            position.push(reply)
+            winner = position.winner_after_push(reply)
+            if winner is not None:
+                wins: bool | None = winner == mover
+            elif time.monotonic() < deadline:
+                wins = searcher.wins_within(position, TRAP_DEPTH, deadline)
+            else:
+                wins = None
+            position.pop()
+            if wins is None:
+                position.pop()
+                return None
+            count += wins
+        position.pop()
+        counts[move] = count
+    return counts
 
 
 def _choose(request: Request) -> Move:

@@ -182,3 +182,33 @@ def test_choose_move_plays_the_only_safe_move_for_blue_too() -> None:
     position = Position.from_text("3", "x", board)
     assert position.turn == BLUE
     assert choose_move(position, time.monotonic() + 2).move == -2
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_wins_within_agrees_with_exhaustive_minimax(n: int) -> None:
+    searcher = AlphaBeta(evaluate)
+    searcher.reductions = False
+    checked = {True: 0, False: 0}
+    for seed in range(1, 5000):
+        rng = Rng(seed)
+        position = initial_position(n)
+        for _ in range(10 + seed % 30):
+            position.push(rng.choice(position.legal_moves()))
+            if position.winner() is not None:
+                break
+        if position.winner() is not None:
+            continue
+        board = position.board()
+        for plies in (1, 3):
+            expected = bool(forced_win_moves(position, plies))
+            assert searcher.wins_within(position, plies) is expected, (board, plies)
+            checked[expected] += 1
+        assert position.board() == board
+        if checked[True] >= 10 and checked[False] >= 100:
+            break
+    assert checked[True] >= 10 and checked[False] >= 100  # both answers were checked
+
+
+def test_wins_within_gives_up_at_its_deadline() -> None:
+    searcher = AlphaBeta(evaluate)
+    assert searcher.wins_within(initial_position(8), 9, time.monotonic() - 1) is None

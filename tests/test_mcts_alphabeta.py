@@ -134,7 +134,10 @@ def test_hybrid_lets_mcts_choose_only_among_moves_alpha_beta_cannot_separate() -
     reference.root_margin = mcts_alphabeta.MARGIN
     expected = reference.search(position, 4)
     assert (result.move, result.score, result.depth) == (expected.move, expected.score, 4)
-    near = {m for m, score in reference.root_scores.items() if score > expected.score - mcts_alphabeta.MARGIN}
+    tied = [m for m, score in reference.root_scores.items() if score > expected.score - mcts_alphabeta.MARGIN]
+    traps = mcts_alphabeta.trap_counts(position, tied, mcts_alphabeta.evaluate, time.monotonic() + 60)
+    assert traps is not None
+    near = {m for m in tied if traps[m] == max(traps.values())}  # those setting the most traps
     assert len(near) >= 2
     assert set(stats) == near
     assert all(visits >= 1 for visits, _, _ in stats.values())
@@ -157,3 +160,31 @@ def test_hybrid_plays_on_where_a_low_contempt_settles_for_a_repetition() -> None
     move, result, _stats = mcts_alphabeta.choose_move(
         position, time.monotonic() + 60, Rng(1), max_depth=2, playouts=100)
     assert (move, result.move, result.score) == (-4, -4, -43)
+
+
+# n = 5, red to move, from a game betsy drew by repetition against the mirror program: drops 1, 5
+# and 2 tie at depth 9 (the last depth completed at 1 s), and only after 5 do most replies lose by force.
+TRAP_BOARD = "..........x...ox...oo...xxx.ooxx.ooxoxxo"
+
+
+def test_trap_counts_count_the_replies_that_lose_by_force() -> None:
+    position = Position.from_text(5, "o", TRAP_BOARD)
+    counts = mcts_alphabeta.trap_counts(position, [1, 5, 2], mcts_alphabeta.evaluate, time.monotonic() + 60)
+    assert counts == {1: 0, 5: 9, 2: 0}
+    assert position.board() == TRAP_BOARD  # pushed and popped back
+    assert mcts_alphabeta.trap_counts(position, [1, 5, 2], mcts_alphabeta.evaluate, time.monotonic() - 1) is None
+
+
+def test_hybrid_prefers_the_tied_move_that_sets_the_most_traps() -> None:
+    from engines.search.alphabeta import AlphaBeta
+
+    position = Position.from_text(5, "o", TRAP_BOARD)
+    reference = AlphaBeta(mcts_alphabeta.evaluate, contempt=mcts_alphabeta.CONTEMPT)
+    reference.root_margin = mcts_alphabeta.MARGIN
+    expected = reference.search(position, 9)
+    tied = {m for m, score in reference.root_scores.items() if score > expected.score - mcts_alphabeta.MARGIN}
+    assert tied == {1, 2, 5}
+    for seed in (1, 2, 3):
+        move, result, stats = mcts_alphabeta.choose_move(
+            Position.from_text(5, "o", TRAP_BOARD), time.monotonic() + 60, Rng(seed), max_depth=9, playouts=200)
+        assert (move, result.score, stats) == (5, expected.score, {})  # settled before MCTS

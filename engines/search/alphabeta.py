@@ -184,6 +184,20 @@ class AlphaBeta:
                 return  # the game-theoretic value is known to this depth
         return
 
+    def wins_within(self, game: Game, depth: int, deadline: float | None = None) -> bool | None:
+        """Whether the side to move has a win that a ``depth``-ply search proves; None if
+        ``deadline`` (a time.monotonic() value) comes first. A null-window search at the win
+        bound: a reply that holds refutes a move at once, so this costs far less than a search
+        for the score."""
+        self.path = set()
+        self._root_turn = game.turn
+        self.deadline, self.max_nodes = deadline, None
+        self._next_check = self.nodes + _CHECK_EVERY
+        try:
+            return self._negamax(game.copy(), depth, WIN_BOUND, WIN_BOUND + 1, 0) > WIN_BOUND
+        except SearchStopped:
+            return None
+
     def search(self, game: Game, depth: int) -> SearchResult:
         """A fixed-depth search (iterative deepening up to ``depth``); the deepest result."""
         result = None
