@@ -54,18 +54,24 @@ def forced_win_moves(position: Position, plies: int) -> set[int]:
     return found
 
 
+def random_position(n: int, seed: int, plies: int) -> Position | None:
+    """A position after ``plies`` random moves (seeded), or None if the game ended on the way."""
+    rng = Rng(seed)
+    position = initial_position(n)
+    for _ in range(plies):
+        position.push(rng.choice(position.legal_moves()))
+        if position.winner() is not None:
+            return None
+    return position
+
+
 def positions_with_forced_win_in_three(n: int, count: int) -> list[tuple[Position, set[int]]]:
     found = []
     seed = 0
     while len(found) < count and seed < 5000:
         seed += 1
-        rng = Rng(seed)
-        position = initial_position(n)
-        for _ in range(8 + seed % 14):
-            position.push(rng.choice(position.legal_moves()))
-            if position.winner() is not None:
-                break
-        if position.winner() is not None or forced_win_moves(position, 1):
+        position = random_position(n, seed, 8 + seed % 14)
+        if position is None or forced_win_moves(position, 1):
             continue
         wins = forced_win_moves(position, 3)
         if wins:
@@ -190,13 +196,8 @@ def test_wins_within_agrees_with_exhaustive_minimax(n: int) -> None:
     searcher.reductions = False
     checked = {True: 0, False: 0}
     for seed in range(1, 5000):
-        rng = Rng(seed)
-        position = initial_position(n)
-        for _ in range(10 + seed % 30):
-            position.push(rng.choice(position.legal_moves()))
-            if position.winner() is not None:
-                break
-        if position.winner() is not None:
+        position = random_position(n, seed, 10 + seed % 30)
+        if position is None:
             continue
         board = position.board()
         for plies in (1, 3):
