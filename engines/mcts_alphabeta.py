@@ -79,11 +79,11 @@ WEIGHTS = Weights(ring=RING, stack=STACK)
 evaluate = make_evaluator(WEIGHTS)
 """The hybrid's evaluation: the alpha-beta engine's, plus column rings and stacks."""
 MCTS_SHARE = 0.1
+"""Share of the time budget kept for MCTS after alpha-beta."""
 TRAP_DEPTH = 3
 """Betsy: how deep ``trap_counts`` looks for the mover's forced win after each opponent reply."""
 TRAP_SHARE = 0.5
 """Betsy: the share of MCTS's time ``trap_counts`` may take first (MCTS gets the rest)."""
-"""Share of the time budget kept for MCTS after alpha-beta."""
 MARGIN = 1
 """Root moves scoring within this many points of the best get exact scores; those scoring less
 than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses among."""
