@@ -12,7 +12,6 @@ The referee is the only authority on rules and time. For each call it:
 
 from __future__ import annotations
 
-import atexit
 import errno
 import math
 import os
@@ -178,11 +177,7 @@ def _scratch_dir() -> str:
     path = _SCRATCH.get(owner)
     if path is None or not os.path.isdir(path):
         path = _SCRATCH[owner] = tempfile.mkdtemp(prefix="arena-engine-")
-        atexit.register(shutil.rmtree, path, True)
-        # A pool worker (multiprocessing) ends without running atexit handlers, but with its finalizers.
-        from multiprocessing import util
-
-        util.Finalize(None, shutil.rmtree, args=(path, True), exitpriority=0)
+        sandbox.remove_at_exit(path)
     return path
 
 

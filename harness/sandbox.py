@@ -264,6 +264,15 @@ def _others_can_read(path: str) -> bool:
     return True
 
 
+def remove_at_exit(path: str) -> None:
+    """Remove the folder ``path`` when this process ends, a pool worker included (multiprocessing
+    ends one without running atexit handlers, but with its finalizers)."""
+    atexit.register(shutil.rmtree, path, True)
+    from multiprocessing import util
+
+    util.Finalize(None, shutil.rmtree, args=(path, True), exitpriority=0)
+
+
 _STAGE_ROOT: str | None = None
 _STAGE_OWNER = 0
 """The process that made ``_STAGE_ROOT``: a forked worker inherits the variable, not the folder."""
@@ -292,11 +301,7 @@ def _stage(path: str) -> str | None:
                 return None
     if _STAGE_ROOT is None or _STAGE_OWNER != os.getpid() or not os.path.isdir(_STAGE_ROOT):
         _STAGE_ROOT, _STAGE_OWNER = tempfile.mkdtemp(prefix="arena-stage-"), os.getpid()
-        atexit.register(shutil.rmtree, _STAGE_ROOT, True)
-        # A pool worker (multiprocessing) ends without running atexit handlers, but with its finalizers.
-        from multiprocessing import util
-
-        util.Finalize(None, shutil.rmtree, args=(_STAGE_ROOT, True), exitpriority=0)
+        remove_at_exit(_STAGE_ROOT)
     copy = tempfile.mkdtemp(dir=_STAGE_ROOT)
     target = os.path.join(copy, os.path.basename(path) or "root")
     try:
