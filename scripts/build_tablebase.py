@@ -62,9 +62,9 @@ def main() -> None:
         need = kh_table.build_memory(args.sum)
         free = int(args.max_memory * 2**30) if args.max_memory is not None else _available_memory()
         if free is not None and need > free:
-            smaller = next((s for s in (20, 16) if s < args.sum and kh_table.build_memory(s) <= free), None)
             if args.if_missing and built is not None:
                 return  # the set-up keeps the smaller table it could build
+            smaller = next((s for s in (20, 16) if s < args.sum and kh_table.build_memory(s) <= free), None)
             if not args.if_missing or smaller is None:
                 print(f"error: building the row + col <= {args.sum} table needs about {need / 2**30:.2f} GB of memory "
                       f"and {free / 2**30:.2f} GB is available; free some or build a smaller one (--sum 20 needs "
