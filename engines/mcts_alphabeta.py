@@ -6,6 +6,10 @@
 With ``--seed``, ``--playouts`` and ``--depth`` the move is reproducible: nothing then depends on
 the clock (unless the time limit cuts the search short).
 
+0. In Betsy, when the board is nearly its own mirror image with the colours exchanged (as it is
+   against a program that copies each move on the other side), ``mirror_win`` first looks for a
+   win in a few moves against such an opponent, which alpha-beta's best-reply model misses; a
+   move it finds is played if a short search shows no forced win for the opponent after it.
 1. Alpha-beta (the same search as engines.alphabeta) searches first, for all but ``MCTS_SHARE``
    of the time; every root move within ``MARGIN`` of the best gets an exact score.
 2. If it proved a result, or only one move is within the margin, its move is played: there is
@@ -84,6 +88,13 @@ TRAP_DEPTH = 3
 """Betsy: how deep ``trap_counts`` looks for the mover's forced win after each opponent reply."""
 TRAP_SHARE = 0.5
 """Betsy: the share of MCTS's time ``trap_counts`` may take first (MCTS gets the rest)."""
+MIRROR_MOVES = 4
+"""Betsy: how many own moves ``mirror_win`` looks ahead against a mirroring opponent."""
+MIRROR_SHARE = 0.3
+"""Betsy: the share of the time ``mirror_win`` may take before alpha-beta starts."""
+MIRROR_SAFE_DEPTH = 5
+"""Betsy: ``mirror_win`` plays a move only if a search this deep finds no forced win for the
+opponent after it."""
 MARGIN = 1
 """Root moves scoring within this many points of the best get exact scores; those scoring less
 than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses among."""
@@ -106,6 +117,11 @@ def choose_move(
     may use the whole time (a ``max_depth`` makes the move independent of the clock).
     """
     now = time.monotonic()
+    if isinstance(position, Position) and playouts is None:
+        probe = mirror_win(position, MIRROR_MOVES, now + MIRROR_SHARE * max(0.0, deadline - now))
+        if probe is not None:
+            return probe, SearchResult(probe, 0, 0, 0, time.monotonic() - now, [probe]), {}
+        now = time.monotonic()
     evaluation: Callable[[Any], int] = evaluate
     if not isinstance(position, Position):
         from engines.connect4_evaluation import evaluate as evaluation
@@ -144,6 +160,81 @@ def choose_move(
         return result.move, result, stats
     best = max(alive, key=lambda move: (stats[move][0], move == result.move))
     return best, result, stats
+
+
+_SWAP = str.maketrans("xo", "ox")
+
+
+def asymmetry(board: str, n: int, middle: bool = False) -> int:
+    """How far ``board`` is from its mirror image with the colours exchanged (column c against
+    column n + 1 - c, x against o): the cells off the middle column whose mirror cell does not
+    hold the other colour (or, for an empty cell, is not empty), each pair counted once; with
+    ``middle``, also the middle column's pebbles (a pebble there is never its own image)."""
+    rows = [board[r * n:(r + 1) * n] for r in range(len(board) // n)]
+    count = sum(row[c] != row[n - 1 - c].translate(_SWAP) for row in rows for c in range(n // 2))
+    if middle and n % 2:
+        count += sum(row[n // 2] != "." for row in rows)
+    return count
+
+
+def mirror_win(position: Position, moves: int, deadline: float) -> Move | None:
+    """A move that wins within ``moves`` own moves against an opponent who mirrors, or None.
+
+    Only when the board is nearly its own mirror image (``asymmetry`` at most 2), as it is after
+    every reply of a program that copies each move on the other side of the board; in games
+    between searching engines that is rare (1.6% of positions after ply 10 at n = 5). The model
+    of the opponent: it answers with a reply that leaves the board most mirror-like, and a line
+    counts only if it wins after every such reply. Alpha-beta assumes the best reply instead, and
+    so misses these wins: at n = 5 a game betsy drew by repetition against the mirror program still
+    had a win in 4 moves against it for ten plies (docs/design.md). The move is played only if a
+    ``MIRROR_SAFE_DEPTH``-ply search finds no forced win for the opponent after it. None if the
+    position has a win at once (the search plays it) or ``deadline`` comes first.
+    """
+    n = position.n
+    if asymmetry(position.board(), n) > 2 or position.has_winning_move():
+        return None
+    mover = position.turn
+    known: dict[tuple[str, int], bool] = {}
+
+    def replies(after: Position) -> list[Move]:
+        scored = [(asymmetry(after.after(r).board(), n, middle=True), r) for r in after.legal_moves()]
+        least = min(score for score, _ in scored)
+        return [r for score, r in scored if score == least]
+
+    def holds(after: Position, left: int) -> bool:
+        """Every modelled reply to the move that led to ``after`` still loses within ``left`` own moves."""
+        for reply in replies(after):
+            then = after.after(reply)
+            if then.winner() is not None or not wins(then, left):
+                return False
+        return True
+
+    def wins(p: Position, left: int) -> bool:
+        key = (p.board(), left)
+        found = known.get(key)
+        if found is None:
+            if time.monotonic() >= deadline:
+                raise TimeoutError
+            found = False
+            for move in p.legal_moves():
+                after = p.after(move)
+                winner = after.winner()
+                if winner == mover or (winner is None and left > 1 and holds(after, left - 1)):
+                    found = True
+                    break
+            known[key] = found
+        return found
+
+    try:
+        for left in range(1, moves):
+            for move in position.legal_moves():
+                after = position.after(move)
+                if after.winner() is None and holds(after, left):
+                    if AlphaBeta(evaluate).wins_within(after, MIRROR_SAFE_DEPTH, deadline) is False:
+                        return move
+    except TimeoutError:
+        return None
+    return None
 
 
 def trap_counts(position: AnyPosition, moves: list[Move], evaluation: Callable[[Any], int],
@@ -241,6 +332,7 @@ OPTION_HELP = {
 SUMMARY = (
     "Alpha-beta search, with Monte Carlo tree search choosing among the moves it finds\n"
     "exactly tied; prints the best move found so far and answers by 0.9 x SECONDS.\n"
+    "Against a board kept mirror-symmetric it first looks for the win the mirroring allows.\n"
     "Betsy's n = 3 is played from exact tables when built."
 )
 

@@ -188,3 +188,62 @@ def test_hybrid_prefers_the_tied_move_that_sets_the_most_traps() -> None:
         move, result, stats = mcts_alphabeta.choose_move(
             Position.from_text(5, "o", TRAP_BOARD), time.monotonic() + 60, Rng(seed), max_depth=9, playouts=200)
         assert (move, result.score, stats) == (5, expected.score, {})  # settled before MCTS
+
+
+# Red to move at ply 38 of a game the hybrid drew by repetition against the mirror program (n = 5):
+# every mirror reply so far had left the board its own mirror image with the colours exchanged.
+MIRROR_BOARD = ".x.o..o.x.xo.xooo.xxxxoooxooxoxxxooxooxo"
+MIRROR = [sys.executable, str(ROOT / "engines" / "opponents" / "mirror.py")]
+
+
+def test_asymmetry_counts_the_cells_off_their_mirror_image() -> None:
+    empty = "." * 40
+    assert mcts_alphabeta.asymmetry(empty, 5) == 0
+    assert mcts_alphabeta.asymmetry(empty[:35] + "x...o", 5) == 0  # x in column 1, o in column 5
+    assert mcts_alphabeta.asymmetry(empty[:35] + "x...x", 5) == 1
+    assert mcts_alphabeta.asymmetry(empty[:35] + "x....", 5) == 1
+    assert mcts_alphabeta.asymmetry(empty[:35] + "x.x.o", 5) == 0  # the middle column is not counted
+    assert mcts_alphabeta.asymmetry(empty[:35] + "x.x.o", 5, middle=True) == 1
+    assert mcts_alphabeta.asymmetry(MIRROR_BOARD, 5) == 0
+    assert mcts_alphabeta.asymmetry(MIRROR_BOARD, 5, middle=True) == 4
+    assert mcts_alphabeta.asymmetry("." * 24 + "xo.o", 4) == 1  # n = 4: columns 1-4 and 2-3
+
+
+def test_mirror_win_beats_the_real_mirror_program_where_alpha_beta_does_not_look() -> None:
+    position = Position.from_text(5, "o", MIRROR_BOARD)
+    assert mcts_alphabeta.mirror_win(position, mcts_alphabeta.MIRROR_MOVES, time.monotonic() + 60) == 5
+    # Alpha-beta alone prefers another move: against the best reply the drop is not the best.
+    searcher = mcts_alphabeta.AlphaBeta(mcts_alphabeta.evaluate, contempt=mcts_alphabeta.CONTEMPT)
+    assert mcts_alphabeta.deepen(searcher, position, None, 8).move != 5
+    # Against the mirror program itself, asking mirror_win again before each move wins in 4.
+    red = position.turn
+    for own_moves in range(1, 5):
+        move = mcts_alphabeta.mirror_win(position, mcts_alphabeta.MIRROR_MOVES, time.monotonic() + 60)
+        if move is None:  # a win at once, which the search plays
+            move = next(m for m in position.legal_moves() if position.after(m).winner() == position.turn)
+        position.push(move)
+        if position.winner() is not None:
+            break
+        reply = run_program([*MIRROR, "5", position.player, position.board(), "1"])
+        answer = find_answer(reply.stdout.splitlines())
+        assert answer is not None, reply
+        position.push(answer.move)
+        assert position.winner() is None
+    assert position.winner() == red and own_moves == 4
+
+
+def test_mirror_win_stays_out_of_ordinary_positions() -> None:
+    deadline = time.monotonic() + 60
+    ordinary = Position.from_text(5, "x", "." * 30 + "x....xo.o.")
+    assert mcts_alphabeta.asymmetry(ordinary.board(), 5) == 3
+    assert mcts_alphabeta.mirror_win(ordinary, 4, deadline) is None
+    # A win at once: left to the search.
+    won = Position.from_text(3, "x", X_THREATENS_ROW)
+    assert won.has_winning_move() and mcts_alphabeta.mirror_win(won, 4, deadline) is None
+    assert mcts_alphabeta.mirror_win(Position.from_text(5, "o", MIRROR_BOARD), 4, time.monotonic() - 1) is None
+
+
+def test_hybrid_plays_the_win_against_a_mirror() -> None:
+    move, _result, stats = mcts_alphabeta.choose_move(
+        Position.from_text(5, "o", MIRROR_BOARD), time.monotonic() + 5, Rng(1))
+    assert move == 5 and stats == {}
