@@ -196,15 +196,15 @@ def mirror_win(position: Position, moves: int, deadline: float) -> Move | None:
     mover = position.turn
     known: dict[tuple[str, int], bool] = {}
 
-    def replies(after: Position) -> list[Move]:
-        scored = [(asymmetry(after.after(r).board(), n, middle=True), r) for r in after.legal_moves()]
+    def replies(after: Position) -> list[Position]:
+        """The positions after the modelled replies (those leaving the board most mirror-like)."""
+        scored = [(asymmetry(then.board(), n, middle=True), then) for then in map(after.after, after.legal_moves())]
         least = min(score for score, _ in scored)
-        return [r for score, r in scored if score == least]
+        return [then for score, then in scored if score == least]
 
     def holds(after: Position, left: int) -> bool:
         """Every modelled reply to the move that led to ``after`` still loses within ``left`` own moves."""
-        for reply in replies(after):
-            then = after.after(reply)
+        for then in replies(after):
             if then.winner() is not None or not wins(then, left):
                 return False
         return True
