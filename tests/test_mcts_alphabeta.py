@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+import pytest
+
 from engines import mcts_alphabeta
 from engines.evaluation import evaluate
 from engines.protocol import Rng
@@ -241,6 +243,16 @@ def test_mirror_win_stays_out_of_ordinary_positions() -> None:
     won = Position.from_text(3, "x", X_THREATENS_ROW)
     assert won.has_winning_move() and mcts_alphabeta.mirror_win(won, 4, deadline) is None
     assert mcts_alphabeta.mirror_win(Position.from_text(5, "o", MIRROR_BOARD), 4, time.monotonic() - 1) is None
+
+
+def test_mirror_win_waits_for_2n_pebbles(monkeypatch: pytest.MonkeyPatch) -> None:
+    # n = 4, 5 pebbles, as in a game against the mirror: x dropping into 4 wins in 4 moves against
+    # the mirroring replies, but a board this sparse is near its mirror image by chance.
+    sparse = Position.from_text(4, "x", "." * 19 + "xo..xo..x")
+    assert mcts_alphabeta.asymmetry(sparse.board(), 4) == 1
+    assert mcts_alphabeta.mirror_win(sparse, 4, time.monotonic() + 60) is None
+    monkeypatch.setattr(mcts_alphabeta, "MIRROR_PEBBLES", 1)
+    assert mcts_alphabeta.mirror_win(sparse, 4, time.monotonic() + 60) == 4
 
 
 def test_hybrid_plays_the_win_against_a_mirror() -> None:
