@@ -32,22 +32,22 @@ ZUGZWANG = 300
 move, alpha-beta with the endgame solver as o over the strength config's 50 openings (in-process):
 41/50 without this term, 45/50 with 150, 46/50 with 300 (as x: 46/50 without, 47/50 with 300, on
 a loaded machine)."""
-_SMEAR: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+_SMEAR: dict[Geometry, tuple[tuple[int, int], ...]] = {}
 
 
 def _at_or_above(cells: int, g: Geometry) -> int:
     """Every cell of the board at or above one of ``cells`` in its column."""
-    steps = _SMEAR.get((g.width, g.height))
+    steps = _SMEAR.get(g)
     if steps is None:
         # Shift by k only the cells at least k below the top, so nothing leaves its column.
-        steps = _SMEAR[(g.width, g.height)] = tuple(
+        steps = _SMEAR[g] = tuple(
             (sum(g.bottom << h for h in range(g.height - k)), k) for k in (1, 2, 4, 8) if k < g.height)
     for rows, k in steps:
         cells |= (cells & rows) << k
     return cells
 
 
-_TABLES: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], int, int]] = {}
+_TABLES: dict[Geometry, tuple[tuple[tuple[int, int], ...], int, int]] = {}
 
 
 def windows_through(g: Geometry) -> list[int]:
@@ -65,14 +65,14 @@ def windows_through(g: Geometry) -> list[int]:
 
 def _tables(g: Geometry) -> tuple[tuple[tuple[int, int], ...], int, int]:
     """Per size: the centre weights as bit planes ``(mask, weight)``, x's rows and o's rows."""
-    found = _TABLES.get((g.width, g.height))
+    found = _TABLES.get(g)
     if found is None:
         counts = windows_through(g)
         planes = []
         for bit in range(max(counts).bit_length()):
             mask = sum(1 << index for index, count in enumerate(counts) if count >> bit & 1)
             planes.append((mask, CENTRE << bit))
-        found = _TABLES[(g.width, g.height)] = (tuple(planes), g.odd_rows, g.board_mask ^ g.odd_rows)
+        found = _TABLES[g] = (tuple(planes), g.odd_rows, g.board_mask ^ g.odd_rows)
     return found
 
 
@@ -87,12 +87,19 @@ def _evaluate(position: Position, zugzwang: int) -> int:
     empty = g.board_mask ^ (x | o)
     if not empty:
         return 0
-    planes, x_rows, o_rows = _tables(g)
+    planes, x_rows, o_rows = _TABLES.get(g) or _tables(g)
     score = 0
     for mask, weight in planes:
         score += weight * ((x & mask).bit_count() - (o & mask).bit_count())
-    x_threats = winning_cells(x, g) & empty
-    o_threats = winning_cells(o, g) & empty
+    threats = g.threats  # winning_cells' cache, looked up here first: most discs are in it
+    x_threats = threats.get(x)
+    if x_threats is None:
+        x_threats = winning_cells(x, g)
+    o_threats = threats.get(o)
+    if o_threats is None:
+        o_threats = winning_cells(o, g)
+    x_threats &= empty
+    o_threats &= empty
     if x_threats or o_threats:
         # Who wins when the board fills up with both sides answering in the same column: x with
         # an odd threat that no o threat lies under (or on), else o with such an even threat.

@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from harness.games import connect4
 from harness.games.connect4 import (
     DEFAULT_SIZE,
     MAX_SIZE,
@@ -385,12 +386,18 @@ def test_winner_after_push_sees_the_movers_new_four() -> None:
     position.push(4)
     assert position.winner_after_push(4) == PLAYER_X
     assert position.winner() == PLAYER_X
+    position.push(7)  # asked about a column whose top disc is not the mover's: the whole board is looked at
+    assert position.winner_after_push(4) is None and position.winner() == PLAYER_X
+    position.pop()
     position.pop()
     position.push(5)
     assert position.winner_after_push(5) is None
 
 
-def test_rules_agree_with_the_slow_reference_on_random_games() -> None:
+@pytest.mark.parametrize("cache", [connect4.THREAT_CACHE, 3])
+def test_rules_agree_with_the_slow_reference_on_random_games(cache: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # winning_cells is cached by discs; with a cache of 3 entries it starts again all the time.
+    monkeypatch.setattr(connect4, "THREAT_CACHE", cache)
     rng = random.Random(2024)
     checked = 0
     for width, height in SIZES:

@@ -87,7 +87,7 @@ class Geometry:
 
     __slots__ = (
         "width", "height", "stride", "cells", "bottom", "board_mask", "top_row", "column_masks",
-        "string_to_bit", "odd_rows", "moves_by_full",
+        "string_to_bit", "odd_rows", "moves_by_full", "threats",
     )
 
     def __init__(self, width: int, height: int) -> None:
@@ -115,6 +115,8 @@ class Geometry:
         """Rows 1, 3, 5, ... counted from the bottom: where x's threats count in the endgame."""
         self.moves_by_full: dict[Bitboard, list[Move]] = {}
         """The legal moves by the occupied cells of the top row (filled as met)."""
+        self.threats: dict[Bitboard, Bitboard] = {}
+        """``winning_cells`` by discs (filled as met, at most ``THREAT_CACHE`` entries)."""
 
 
 _GEOMETRIES: dict[tuple[int, int], Geometry] = {}
@@ -149,9 +151,24 @@ def _first_four(discs: Bitboard, stride: int) -> Bitboard:
     return 0
 
 
+THREAT_CACHE = 1 << 18
+"""Most entries a geometry's ``threats`` cache holds before it starts again (about 30 MB)."""
+
+
 def winning_cells(discs: Bitboard, g: Geometry) -> Bitboard:
-    """Every cell of the board that would complete a four of ``discs`` (occupied or not)."""
-    return _winning_cells(discs, g.stride) & g.board_mask
+    """Every cell of the board that would complete a four of ``discs`` (occupied or not).
+
+    Cached by ``discs``: a search asks again and again for the same discs (a drop changes one
+    colour's discs only, so siblings share the other's), and a dictionary lookup costs a fraction of
+    the shifts.
+    """
+    threats = g.threats
+    found = threats.get(discs)
+    if found is None:
+        if len(threats) >= THREAT_CACHE:
+            threats.clear()
+        found = threats[discs] = _winning_cells(discs, g.stride) & g.board_mask
+    return found
 
 
 def _winning_cells(discs: Bitboard, s: int) -> Bitboard:
@@ -469,28 +486,22 @@ class Position:
     def winner_after_push(self, move: Move) -> Colour | None:
         """The winner right after ``push(move)``: the mover if it now has four in a row, else None.
 
-        Only the mover's discs are looked at: a drop adds one of its discs and nothing else. Valid
-        when the position before the move had no four of the mover (true in any valid position).
+        The new disc (the top one of column ``move``) wins exactly when it lands on a cell that
+        completes a four of the mover's other discs: one cached ``winning_cells`` lookup, shared by
+        every move of the same position. Valid when the position before the move had no four of
+        the mover (true in any valid position).
         """
         mover = self.turn ^ 1
         discs = self.masks[mover]
-        s = self.geometry.stride
-        # Vertical first: the cheapest, and the new disc must be on top of its column.
-        pairs = discs & (discs >> 1)
-        if pairs & (pairs >> 2):
-            return mover
-        pairs = discs & (discs >> s)
-        if pairs & (pairs >> 2 * s):
-            return mover
-        t = s - 1
-        pairs = discs & (discs >> t)
-        if pairs & (pairs >> 2 * t):
-            return mover
-        t = s + 1
-        pairs = discs & (discs >> t)
-        if pairs & (pairs >> 2 * t):
-            return mover
-        return None
+        g = self.geometry
+        cell = self.tops[move - 1] >> 1
+        if not discs & cell:  # not the mover's disc: push(move) was not the last move
+            return mover if four_in_a_row(discs, g.stride) else None
+        before = discs ^ cell
+        threats = g.threats.get(before)
+        if threats is None:
+            threats = winning_cells(before, g)
+        return mover if threats & cell else None
 
     def playable_cells(self) -> Bitboard:
         """The cell a disc dropped into each non-full column would land on."""
@@ -514,14 +525,22 @@ class Position:
         """Whether the side to move can complete a four at once (by bitboard, no moves tried)."""
         g = self.geometry
         masks = self.masks
+        discs = masks[self.turn]
+        threats = g.threats.get(discs)
+        if threats is None:
+            threats = winning_cells(discs, g)
         # occupied + bottom: the first empty cell of each column (a full column's sentinel).
-        return bool(_winning_cells(masks[self.turn], g.stride) & ((masks[0] | masks[1]) + g.bottom) & g.board_mask)
+        return bool(threats & ((masks[0] | masks[1]) + g.bottom))
 
     def opponent_has_winning_move(self) -> bool:
         """Whether the side not to move could complete a four at once if it were its turn (a threat)."""
         g = self.geometry
         masks = self.masks
-        return bool(_winning_cells(masks[self.turn ^ 1], g.stride) & ((masks[0] | masks[1]) + g.bottom) & g.board_mask)
+        discs = masks[self.turn ^ 1]
+        threats = g.threats.get(discs)
+        if threats is None:
+            threats = winning_cells(discs, g)
+        return bool(threats & ((masks[0] | masks[1]) + g.bottom))
 
 
 def _turn_problem(player: str | int, xs: int, os_: int) -> str:
