@@ -1,13 +1,15 @@
 """Benchmark the alpha-beta engine: search speed and depth reached under the clock.
 
-For a fixed set of positions at n = 5 and n = 8 (deterministic random playouts of 4 to 24 plies), it
+For a fixed set of positions at n = 5 and n = 8 (deterministic random playouts of 4 to 24 plies;
+with ``--game connect4``, 8x8 and 7x6 by default), it
 prints (1) nodes per second of the search, in-process, 1 s per position; (2) the depth of the last
 completed iteration when the engine runs as a program under the protocol with 1 s and 5 s limits, as
 the referee runs it. A node is a position the search visits (each move it makes, as in the usual
 count of negamax calls); the horizon's check for a winning move is not counted. Goal: >= 200k
 nodes/s at n = 5.
 
-Usage: .venv/bin/python scripts/bench_engines.py [--sizes 5,8] [--limits 1,5] [--positions 4]
+Usage: .venv/bin/python scripts/bench_engines.py [--game connect4] [--sizes 5,8] [--limits 1,5]
+[--positions 4]
 """
 
 from __future__ import annotations
@@ -23,36 +25,56 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engines.evaluation import evaluate  # noqa: E402
+from engines.alphabeta import evaluation_for  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
 from engines.search.alphabeta import AlphaBeta  # noqa: E402
-from harness.games.betsy import Position, initial_position  # noqa: E402
+from harness.games import betsy, connect4  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engines.protocol import AnyPosition
 
 PLIES = (4, 10, 16, 24, 8, 20)
 
 
-def positions(n: int, count: int) -> list[Position]:
-    """Deterministic positions: random playouts (seeded) that have not ended."""
+def start(game: str, size: str) -> AnyPosition:
+    """The empty board of ``size`` (Betsy's n, or Connect Four's WxH)."""
+    if game == "connect4":
+        return connect4.initial_position(*connect4.parse_size(size))
+    return betsy.initial_position(int(size))
+
+
+def _size_seed(game: str, size: str) -> int:
+    if game == "connect4":
+        width, height = connect4.parse_size(size)
+        return width * 100 + height
+    return int(size)
+
+
+def positions(game: str, size: str, count: int) -> list[AnyPosition]:
+    """Deterministic positions: random playouts (seeded) that have not ended (in Connect Four, nor
+    hold a win at once for either side, which the search would find at depth 1)."""
     found = []
     seed = 1
     while len(found) < count:
-        rng = Rng(seed * 7919 + n)
+        rng = Rng(seed * 7919 + _size_seed(game, size))
         seed += 1
-        position = initial_position(n)
+        position = start(game, size)
         for _ in range(PLIES[len(found) % len(PLIES)]):
             position.push(rng.choice(position.legal_moves()))
-            if position.winner() is not None:
+            if position.winner() is not None or not position.legal_moves():
                 break
         else:
-            found.append(position)
+            if game == "betsy" or not (position.has_winning_move() or position.opponent_has_winning_move()):
+                found.append(position)
     return found
 
 
-def nodes_per_second(n: int, count: int, seconds: float) -> tuple[float, int]:
+def nodes_per_second(game: str, size: str, count: int, seconds: float) -> tuple[float, int]:
     total_nodes = 0
     total_time = 0.0
-    for position in positions(n, count):
-        searcher = AlphaBeta(evaluate)
+    for position in positions(game, size, count):
+        searcher = AlphaBeta(evaluation_for(position))
         start = time.perf_counter()
         deadline = time.monotonic() + seconds
         last = None
@@ -63,9 +85,11 @@ def nodes_per_second(n: int, count: int, seconds: float) -> tuple[float, int]:
     return total_nodes / total_time, total_nodes
 
 
-def depth_under_protocol(position: Position, limit: int) -> tuple[int, float]:
-    argv = [sys.executable, str(ROOT / "engines" / "alphabeta.py"), str(position.n), position.player,
+def depth_under_protocol(position: AnyPosition, size: str, limit: int) -> tuple[int, float]:
+    argv = [sys.executable, str(ROOT / "engines" / "alphabeta.py"), size, position.player,
             position.board(), str(limit), "--info"]
+    if isinstance(position, connect4.Position):
+        argv.append("--nodes=1000000000")  # the search alone: no endgame solver first
     start = time.perf_counter()
     result = subprocess.run(argv, capture_output=True, text=True, check=True)
     wall = time.perf_counter() - start
@@ -75,23 +99,26 @@ def depth_under_protocol(position: Position, limit: int) -> tuple[int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="5,8")
+    parser.add_argument("--game", choices=("betsy", "connect4"), default="betsy")
+    parser.add_argument("--sizes", default=None, help="default: 5,8 (Betsy) or 8x8,7x6 (Connect Four)")
     parser.add_argument("--limits", default="1,5")
     parser.add_argument("--positions", type=int, default=4)
     args = parser.parse_args()
-    sizes = [int(text) for text in args.sizes.split(",")]
+    sizes = (args.sizes or ("8x8,7x6" if args.game == "connect4" else "5,8")).split(",")
+    label = "" if args.game == "connect4" else "n="
     limits = [int(text) for text in args.limits.split(",")]
-    for n in sizes:
-        rate, nodes = nodes_per_second(n, args.positions, 1.0)
-        print(f"n={n}: {rate:,.0f} nodes/s ({nodes:,} nodes over {args.positions} positions, 1 s each)")
-    for n in sizes:
+    for size in sizes:
+        rate, nodes = nodes_per_second(args.game, size, args.positions, 1.0)
+        print(f"{label}{size}: {rate:,.0f} nodes/s ({nodes:,} nodes over {args.positions} positions, 1 s each)")
+    for size in sizes:
         for limit in limits:
-            runs = [depth_under_protocol(p, limit) for p in positions(n, args.positions)]
+            runs = [depth_under_protocol(p, size, limit) for p in positions(args.game, size, args.positions)]
             depths = [depth for depth, _ in runs]
             walls = [wall for _, wall in runs]
-            print(f"n={n}, {limit} s/move: depth {min(depths)}-{max(depths)} "
+            print(f"{label}{size}, {limit} s/move: depth {min(depths)}-{max(depths)} "
                   f"(median {statistics.median(depths)}), wall max {max(walls):.2f} s of {limit} s")
-    print("goal: >= 200,000 nodes/s at n = 5")
+    if args.game == "betsy":
+        print("goal: >= 200,000 nodes/s at n = 5")
 
 
 if __name__ == "__main__":
