@@ -188,14 +188,14 @@ def mirror_win(position: Position, moves: int, deadline: float) -> Move | None:
 
     Only when the board holds at least ``MIRROR_PEBBLES`` x n pebbles and is nearly its own mirror
     image (``asymmetry`` at most 2), as it is after every reply of a program that copies each move
-    on the other side of the board; in games
-    between searching engines that is rare (1.6% of positions after ply 10 at n = 5). The model
-    of the opponent: it answers with a reply that leaves the board most mirror-like, and a line
-    counts only if it wins after every such reply. Alpha-beta assumes the best reply instead, and
-    so misses these wins: at n = 5 a game betsy drew by repetition against the mirror program still
-    had a win in 4 moves against it for ten plies (docs/design.md). The move is played only if a
-    ``MIRROR_SAFE_DEPTH``-ply search finds no forced win for the opponent after it. None if the
-    position has a win at once (the search plays it) or ``deadline`` comes first.
+    on the other side of the board; in games between searching engines that is rare (1.6% of
+    positions after ply 10 at n = 5). The model of the opponent: it answers with a reply that leaves
+    the board most mirror-like, and a line counts only if it wins after every such reply. Alpha-beta
+    assumes the best reply instead, and so misses these wins: at n = 5 a game betsy drew by
+    repetition against the mirror program still had a win in 4 moves against it for ten plies
+    (docs/design.md). The move is played only if a ``MIRROR_SAFE_DEPTH``-ply search finds no forced
+    win for the opponent after it. None if the position has a win at once (the search plays it) or
+    ``deadline`` comes first.
     """
     n = position.n
     board = position.board()
