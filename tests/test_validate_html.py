@@ -78,6 +78,8 @@ def test_strength_game_replay_steps_in_the_browser(validated: tuple[dict[str, An
     tab.open(page)
     assert tab.page.evaluate("document.getElementById('game-2').open") is False
     tab.page.click("a[href='#game-2']")
+    # The page opens the game on the hashchange event, which fires after the click returns.
+    tab.page.wait_for_function("document.getElementById('game-2').open", timeout=30_000)
     assert tab.page.evaluate("document.getElementById('game-2').open") is True
     assert tab.drawn("game-2-replay") == boards[0]
     tab.page.keyboard.press("End")
