@@ -87,19 +87,12 @@ def _evaluate(position: Position, zugzwang: int) -> int:
     empty = g.board_mask ^ (x | o)
     if not empty:
         return 0
-    planes, x_rows, o_rows = _TABLES.get(g) or _tables(g)
+    planes, x_rows, o_rows = _tables(g)
     score = 0
     for mask, weight in planes:
         score += weight * ((x & mask).bit_count() - (o & mask).bit_count())
-    threats = g.threats  # winning_cells' cache, looked up here first: most discs are in it
-    x_threats = threats.get(x)
-    if x_threats is None:
-        x_threats = winning_cells(x, g)
-    o_threats = threats.get(o)
-    if o_threats is None:
-        o_threats = winning_cells(o, g)
-    x_threats &= empty
-    o_threats &= empty
+    x_threats = winning_cells(x, g) & empty
+    o_threats = winning_cells(o, g) & empty
     if x_threats or o_threats:
         # Who wins when the board fills up with both sides answering in the same column: x with
         # an odd threat that no o threat lies under (or on), else o with such an even threat.

@@ -497,11 +497,7 @@ class Position:
         cell = self.tops[move - 1] >> 1
         if not discs & cell:  # not the mover's disc: push(move) was not the last move
             return mover if four_in_a_row(discs, g.stride) else None
-        before = discs ^ cell
-        threats = g.threats.get(before)
-        if threats is None:
-            threats = winning_cells(before, g)
-        return mover if threats & cell else None
+        return mover if winning_cells(discs ^ cell, g) & cell else None
 
     def playable_cells(self) -> Bitboard:
         """The cell a disc dropped into each non-full column would land on."""
@@ -525,22 +521,14 @@ class Position:
         """Whether the side to move can complete a four at once (by bitboard, no moves tried)."""
         g = self.geometry
         masks = self.masks
-        discs = masks[self.turn]
-        threats = g.threats.get(discs)
-        if threats is None:
-            threats = winning_cells(discs, g)
         # occupied + bottom: the first empty cell of each column (a full column's sentinel).
-        return bool(threats & ((masks[0] | masks[1]) + g.bottom))
+        return bool(winning_cells(masks[self.turn], g) & ((masks[0] | masks[1]) + g.bottom))
 
     def opponent_has_winning_move(self) -> bool:
         """Whether the side not to move could complete a four at once if it were its turn (a threat)."""
         g = self.geometry
         masks = self.masks
-        discs = masks[self.turn ^ 1]
-        threats = g.threats.get(discs)
-        if threats is None:
-            threats = winning_cells(discs, g)
-        return bool(threats & ((masks[0] | masks[1]) + g.bottom))
+        return bool(winning_cells(masks[self.turn ^ 1], g) & ((masks[0] | masks[1]) + g.bottom))
 
 
 def _turn_problem(player: str | int, xs: int, os_: int) -> str:
