@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 PLIES = (4, 10, 16, 24, 8, 20)
 
 
-def start(game: str, size: str) -> AnyPosition:
+def empty_board(game: str, size: str) -> AnyPosition:
     """The empty board of ``size`` (Betsy's n, or Connect Four's WxH)."""
     if game == "connect4":
         return connect4.initial_position(*connect4.parse_size(size))
@@ -59,7 +59,7 @@ def positions(game: str, size: str, count: int) -> list[AnyPosition]:
     while len(found) < count:
         rng = Rng(seed * 7919 + _size_seed(game, size))
         seed += 1
-        position = start(game, size)
+        position = empty_board(game, size)
         for _ in range(PLIES[len(found) % len(PLIES)]):
             position.push(rng.choice(position.legal_moves()))
             if position.winner() is not None or not position.legal_moves():
