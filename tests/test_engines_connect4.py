@@ -10,7 +10,19 @@ import time
 import pytest
 
 from engines import alphabeta, connect4_endgame, greedy, homework, mcts_alphabeta, random_mover
-from engines.connect4_evaluation import CENTRE, THREAT, WEAK_THREAT, ZUGZWANG, balance, evaluate, windows_through
+from engines.connect4_evaluation import (
+    CENTRE,
+    FREE,
+    GREEDY_THREAT,
+    GREEDY_WEAK_THREAT,
+    THREAT,
+    WEAK_THREAT,
+    balance,
+    evaluate,
+    features,
+    weights,
+    windows_through,
+)
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
 from engines.search.mcts import MCTS
@@ -260,11 +272,14 @@ def test_evaluation_counts_centre_discs_and_threats_by_row_parity() -> None:
     # Centre: x's cells are in 3 + 4 + 5 windows, o's in 4 + 6 (row 2) + 5 (row 1, column 5).
     odd = Position(7, 6, rows(".......", ".......", ".......", ".......", "oo.....", "xxx.o.."))
     assert odd.winning_cells(PLAYER_X) == 1 << (3 * 7) and odd.winning_cells(PLAYER_O) == 0
-    assert evaluate(odd) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + THREAT + ZUGZWANG == 354
+    # The threat is free (no o threat under or on it): x's free odd threat.
+    assert evaluate(odd) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + THREAT + FREE[0] == 224
+    assert balance(odd, PLAYER_X) == CENTRE * ((3 + 4 + 5) - (4 + 6 + 5)) + GREEDY_THREAT == 54
     # o to move: x's three in row 2 threatens column 4 in row 2 (even: o's rows, a weak threat).
     even = Position(7, 6, rows(".......", ".......", ".......", ".......", "xxx....", "oox.o.."))
     assert even.winning_cells(PLAYER_X) == 1 << (3 * 7 + 1) and even.winning_cells(PLAYER_O) == 0
-    assert evaluate(even) == -(CENTRE * ((5 + 4 + 6 + 8) - (3 + 4 + 5)) + WEAK_THREAT) == -47
+    assert evaluate(even) == -(CENTRE * ((5 + 4 + 6 + 8) - (3 + 4 + 5)) + WEAK_THREAT + FREE[1]) == -108
+    assert balance(even, PLAYER_X) == CENTRE * ((5 + 4 + 6 + 8) - (3 + 4 + 5)) + GREEDY_WEAK_THREAT == 47
 
 
 def centre_term(position: Position) -> int:
@@ -275,20 +290,50 @@ def centre_term(position: Position) -> int:
     return CENTRE * sum(count * ((x >> bit & 1) - (o >> bit & 1)) for bit, count in enumerate(counts))
 
 
-def test_evaluation_gives_the_zugzwang_to_odd_x_threats_then_even_o_threats() -> None:
+def test_evaluation_gives_a_bonus_to_each_colours_free_threats_by_row_parity() -> None:
     cell = 9  # bits per column at 8x8
     # x to move. o's three in row 2 threatens column 4 in row 2 (even: o's), x threatens nothing.
     even_o = Position(8, 8, "." * 48 + "ooo....." + "xxxo...x")
     assert even_o.winning_cells(PLAYER_X) == 0
     assert even_o.winning_cells(PLAYER_O) == 1 << (3 * cell + 1)
-    assert evaluate(even_o) == centre_term(even_o) - THREAT - ZUGZWANG
-    # x's three in row 1 threatens column 4 in row 1 (odd: x's), under o's threat: x's zugzwang.
+    assert evaluate(even_o) == centre_term(even_o) - THREAT - FREE[2]
+    # x's three in row 1 threatens column 4 in row 1 (odd: x's), under o's threat: only x's is free.
     odd_x = Position(8, 8, "." * 48 + "ooo....." + "xxx.o..x")
     assert odd_x.winning_cells(PLAYER_X) & ~odd_x.masks[1] == 1 << (3 * cell)
     assert odd_x.winning_cells(PLAYER_O) & ~odd_x.masks[0] == 1 << (3 * cell + 1)
-    assert evaluate(odd_x) == centre_term(odd_x) + THREAT - THREAT + ZUGZWANG
-    # Greedy's balance goes without the term.
-    assert balance(odd_x, PLAYER_X) == centre_term(odd_x) and balance(even_o, PLAYER_O) == THREAT - centre_term(even_o)
+    assert evaluate(odd_x) == centre_term(odd_x) + THREAT - THREAT + FREE[0]
+    # o to move. o's three in row 1 threatens column 8 in row 1 (odd: x's rows), x threatens nothing.
+    odd_o = Position(8, 8, "." * 48 + "x..x...." + "x..xooo.")
+    assert odd_o.winning_cells(PLAYER_X) & ~odd_o.masks[1] == 0
+    assert odd_o.winning_cells(PLAYER_O) & ~odd_o.masks[0] == 1 << (7 * cell)
+    assert evaluate(odd_o) == -(centre_term(odd_o) - WEAK_THREAT - FREE[3])
+    # Greedy's balance goes without the bonus, with its own threat weights.
+    assert balance(odd_x, PLAYER_X) == centre_term(odd_x)
+    assert balance(even_o, PLAYER_O) == GREEDY_THREAT - centre_term(even_o)
+    assert balance(odd_o, PLAYER_O) == GREEDY_WEAK_THREAT - centre_term(odd_o)
+
+
+@pytest.mark.parametrize("size", [(8, 8), (7, 6), (4, 4), (5, 11), (12, 12)])
+def test_evaluation_is_its_features_weighted(size: tuple[int, int]) -> None:
+    rng = random.Random(size[0] * 100 + size[1])
+    width, height = size
+    checked = 0
+    for _ in range(300):
+        position = Position(width, height)
+        for _ in range(rng.randrange(width * height + 1)):
+            moves = position.legal_moves()
+            if not moves:
+                break
+            move = rng.choice(moves)
+            position.push(move)
+            if position.winner_after_push(move) is not None:
+                position.pop()
+                break
+        value = sum(f * w for f, w in zip(features(position), weights()))
+        expected = 0 if position.is_full() else -value if position.turn else value
+        assert evaluate(position) == expected
+        checked += any(features(position)[3:])
+    assert checked > 20  # free threats were among the positions
 
 
 def test_evaluation_of_a_full_board_is_a_draw() -> None:
@@ -424,8 +469,10 @@ def test_endgame_solves_every_move_exactly_in_pons_scores() -> None:
 
 def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
     position = played(LOST_GAME[:36])
-    assert connect4_endgame.static_order(position) == [1, 2, 4, 3, 8]
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (1, {1: 7})
+    assert connect4_endgame.static_order(position) == [2, 4, 3, 8, 1]
+    # Columns 1 and 2 both win, with the same score (7): the first in the order is played.
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (2, {2: 7})
+    assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: 7}
     # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
     board = "." * 48 + "ooo....." + "xxx....."
     win = Position.from_text("8x8", "x", board)
