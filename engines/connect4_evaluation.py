@@ -40,12 +40,13 @@ and of o on odd rows. Fitted together with ``THREAT`` and ``WEAK_THREAT`` (``wei
 solved 8x8 positions of noisy greedy self-play (32 to 41 empty cells; 41 drawn), by a logistic
 regression on 4/5 of them: on the other fifth, log loss 0.513 against 0.569 for the weights before
 (one zugzwang bonus of 300, for x's free odd threat or else for o's free even one, and threats at
-60 and 25). Among those positions x won 90% of those where x had a free odd threat and o no free
-threat, but 60% of those where o also had a free even threat; o won 83% of those where o had a free
-odd threat and x no free threat. The fit is loose at this sample size: the script's own fit on the
-same positions, with another split, gives 225, 80, 116 and 210 (threats 49 and 13). Measured at 8x8,
-1 s per move, the strength config's 300 games (docs/measurements.md): alpha-beta against homework
-99/100 with these weights, 89/100 (and two draws) with the ones before."""
+60 and 25). Among those positions x won 88% of the 201 where x had a free odd threat and o no free
+threat, but 62% of the 66 where o also had a free even one; o won 79% of the 82 where o had a free
+odd threat and x no free threat, which the rule before ignored. The fit is loose at this sample
+size: the script's own fit on the same positions, with another split, gives 225, 80, 116 and 210
+(threats 49 and 13). Measured at 8x8, 1 s per move, the strength config's 300 games
+(docs/measurements.md): alpha-beta against homework 99/100 with these weights, 89 wins and 2 draws
+in 100 with the ones before."""
 GREEDY_THREAT = 60
 """``balance`` (greedy): a threat on its owner's rows."""
 GREEDY_WEAK_THREAT = 25
