@@ -104,6 +104,12 @@ def _tables(g: Geometry) -> tuple[tuple[tuple[int, int], ...], int, int]:
 
 def evaluate(position: Position) -> int:
     """The static value for the side to move (0 for a full board: a draw): the searches'."""
+    return _evaluate(position, THREAT, WEAK_THREAT, FREE)
+
+
+def _evaluate(position: Position, threat: int, weak_threat: int, free: tuple[int, ...] | None) -> int:
+    """Centre, threats weighted ``threat`` and ``weak_threat``, and with ``free`` the free-threat
+    bonuses (``FREE``'s order), for the side to move."""
     g = position.geometry
     x, o = position.masks
     empty = g.board_mask ^ (x | o)
@@ -116,21 +122,22 @@ def evaluate(position: Position) -> int:
     x_threats = winning_cells(x, g) & empty
     o_threats = winning_cells(o, g) & empty
     if x_threats or o_threats:
-        score += THREAT * ((x_threats & x_rows).bit_count() - (o_threats & o_rows).bit_count())
-        if WEAK_THREAT:
-            score += WEAK_THREAT * ((x_threats & o_rows).bit_count() - (o_threats & x_rows).bit_count())
-        free_x = x_threats & ~_at_or_above(o_threats, g) if o_threats else x_threats
-        free_o = o_threats & ~_at_or_above(x_threats, g) if x_threats else o_threats
-        if free_x:
-            if free_x & x_rows:
-                score += FREE[0]
-            if free_x & o_rows:
-                score += FREE[1]
-        if free_o:
-            if free_o & o_rows:
-                score -= FREE[2]
-            if free_o & x_rows:
-                score -= FREE[3]
+        score += threat * ((x_threats & x_rows).bit_count() - (o_threats & o_rows).bit_count())
+        if weak_threat:
+            score += weak_threat * ((x_threats & o_rows).bit_count() - (o_threats & x_rows).bit_count())
+        if free:
+            free_x = x_threats & ~_at_or_above(o_threats, g) if o_threats else x_threats
+            free_o = o_threats & ~_at_or_above(x_threats, g) if x_threats else o_threats
+            if free_x:
+                if free_x & x_rows:
+                    score += free[0]
+                if free_x & o_rows:
+                    score += free[1]
+            if free_o:
+                if free_o & o_rows:
+                    score -= free[2]
+                if free_o & x_rows:
+                    score -= free[3]
     return -score if position.turn else score
 
 
@@ -166,16 +173,5 @@ def weights() -> tuple[int, ...]:
 def balance(position: Position, colour: Colour) -> int:
     """Greedy's value from ``colour``'s point of view: centre and threats with greedy's own
     weights (``GREEDY_THREAT``, ``GREEDY_WEAK_THREAT``), no free-threat bonus."""
-    g = position.geometry
-    x, o = position.masks
-    empty = g.board_mask ^ (x | o)
-    score = 0
-    if empty:
-        planes, x_rows, o_rows = _tables(g)
-        for mask, weight in planes:
-            score += weight * ((x & mask).bit_count() - (o & mask).bit_count())
-        x_threats = winning_cells(x, g) & empty
-        o_threats = winning_cells(o, g) & empty
-        score += GREEDY_THREAT * ((x_threats & x_rows).bit_count() - (o_threats & o_rows).bit_count())
-        score += GREEDY_WEAK_THREAT * ((x_threats & o_rows).bit_count() - (o_threats & x_rows).bit_count())
-    return -score if colour else score
+    score = _evaluate(position, GREEDY_THREAT, GREEDY_WEAK_THREAT, None)
+    return score if position.turn == colour else -score
