@@ -3,9 +3,9 @@
 1. Positions: games of noisy greedy self-play (greedy's move, or with probability ``--noise`` a
    random legal move) from a random first move each, one position per game at a random number of
    empty cells in ``--empties``, kept when the side to move cannot win at once.
-2. Labels: the exact solver (engines/connect4_solver.py) scores each position, within ``--cap``
-   seconds (positions it cannot solve in time are left out): 1 when x wins, 0.5 for a draw, 0 when
-   o wins.
+2. Labels: the exact solver (engines/connect4_solver.py, under the engines' endgame timer,
+   ``connect4_endgame.solve_moves``) scores each position within ``--cap`` seconds (positions it
+   cannot solve in time are left out): 1 when x wins, 0.5 for a draw, 0 when o wins.
 3. Fit: logistic regression of the label on the evaluation's features (``features``: centre
    windows, threats, free threats by colour and row parity), by Newton's method, on 4/5 of the
    positions; the other fifth reports the mean log loss of the fit and of the weights in use.
@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import signal
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -33,18 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines import greedy  # noqa: E402
+from engines.connect4_endgame import solve_moves  # noqa: E402
 from engines.connect4_evaluation import FEATURES, features, weights  # noqa: E402
-from engines.connect4_solver import Solver, parse_moves  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
 from harness.games.connect4 import Position, parse_size  # noqa: E402
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-def _alarm(_signum: int, _frame: object) -> None:
-    raise _OutOfTime
 
 
 def replay(width: int, height: int, sequence: str) -> Position:
@@ -75,16 +67,12 @@ def sample(args: tuple[int, int, int, float, int, int, float]) -> str | None:
             return None  # decided before the sampled point
     if position.has_winning_move():
         return None
-    text = "".join(map(str, sequence))
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, cap)
-    try:
-        score = Solver(width, height).solve(parse_moves(text, width, height))
-    except _OutOfTime:
-        return None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    return f"{text} {score}"
+    # The endgame's timed solve scores the last move for the side that played it.
+    last = position.pop()
+    scores = solve_moves(position, [last], time.monotonic() + cap, stop_at_win=False)
+    if last not in scores:
+        return None  # not solved within the cap
+    return f"{''.join(map(str, sequence))} {-scores[last]}"
 
 
 def label(position: Position, score: int) -> float:
