@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -34,6 +36,15 @@ def run_program(argv: list[str], timeout: float = 60, input: str | None = None) 
     """Run a program to completion, capturing text output (stdin: ``input``, or nothing)."""
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, input=input,
                           stdin=None if input is not None else subprocess.DEVNULL)
+
+
+def load_script(name: str) -> ModuleType:
+    """The module of ``scripts/NAME.py`` (scripts are not a package), loaded afresh."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

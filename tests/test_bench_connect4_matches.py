@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from harness.games.connect4 import Position
+from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_connect4_matches.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_connect4_matches", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def replay_result(width: int, height: int, moves: str, colour: int) -> float:
@@ -40,7 +31,7 @@ def replay_result(width: int, height: int, moves: str, colour: int) -> float:
 
 
 def test_openings_are_every_pair_of_columns_once() -> None:
-    bench = load_script()
+    bench = load_script("bench_connect4_matches")
     found = bench.openings(5)
     assert len(found) == 25 and len(set(found)) == 25
     assert found[:6] == [(1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 1)]
@@ -48,7 +39,7 @@ def test_openings_are_every_pair_of_columns_once() -> None:
 
 
 def test_games_start_from_the_opening_and_score_what_the_rules_say() -> None:
-    bench = load_script()
+    bench = load_script("bench_connect4_matches")
     for opponent in ("greedy", "homework"):
         for opening in ((3, 3), (1, 5)):
             for colour in (0, 1):

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from engines.connect4_evaluation import FEATURES, weights
 from engines.connect4_solver import Solver, parse_moves
 from harness.games.connect4 import Position
+from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fit_connect4_evaluation.py"
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fit_connect4_evaluation", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_labels_are_xs_result_whoever_is_to_move() -> None:
-    fit = load_script()
+    fit = load_script("fit_connect4_evaluation")
     x_to_move = fit.replay(7, 6, "4455")
     o_to_move = fit.replay(7, 6, "445")
     assert (fit.label(x_to_move, 3), fit.label(x_to_move, 0), fit.label(x_to_move, -2)) == (1.0, 0.5, 0.0)
@@ -34,7 +25,7 @@ def test_labels_are_xs_result_whoever_is_to_move() -> None:
 
 
 def test_regression_recovers_the_weights_behind_the_labels() -> None:
-    fit = load_script()
+    fit = load_script("fit_connect4_evaluation")
     rng = random.Random(7)
     true = [0.8, -1.5, 0.3]
     rows = [[rng.uniform(-2, 2) for _ in true] for _ in range(400)]
