@@ -60,6 +60,7 @@ def engine_move(position: Position, nodes: int, solver_seconds: float) -> int:
 
 
 def opponent_move(position: Position, opponent: str) -> int:
+    """Greedy's move (fixed tie-break seed) or homework's."""
     if opponent == "greedy":
         return greedy.choose_move(position, Rng(GREEDY_SEED))
     return homework.choose_move(position)[0]
@@ -102,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("node budgets must be at least 1")
         chosen = openings(width)
         if args.openings:
-            first, last = (int(part) if part else None for part in args.openings.split(":"))
+            parts = args.openings.split(":")
+            if len(parts) != 2 or not all(part.isdigit() for part in parts if part):
+                raise ValueError(f"invalid --openings {args.openings!r}: use FIRST:LAST, e.g. 0:8")
+            first, last = (int(part) if part else None for part in parts)
             chosen = chosen[first:last]
     except ValueError as error:
         print(f"bench_connect4_matches: {error}", file=sys.stderr)

@@ -72,6 +72,7 @@ def test_bad_arguments_get_one_line_and_status_2() -> None:
     for args, message in (
         (["--size", "10x8"], "bench_connect4_matches: one digit per move: at most 9 columns"),
         (["--nodes", "0"], "bench_connect4_matches: node budgets must be at least 1"),
+        (["--openings", "8"], "bench_connect4_matches: invalid --openings '8': use FIRST:LAST, e.g. 0:8"),
         (["--size", "8by8"], "bench_connect4_matches: invalid board size '8by8': use WxH, columns x rows, "
                              "e.g. 8x8 or 7x6"),
     ):
