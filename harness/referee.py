@@ -141,8 +141,11 @@ def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
     """Apply the rlimits to the just-started engine (children it forks inherit them).
 
     prlimit from the parent rather than a preexec_fn: a preexec_fn forces fork() instead of vfork(),
-    which costs milliseconds per call in a large parent process. The engine has had only
-    microseconds to run when the limits land, and the limits are backstops, not the clock.
+    which costs milliseconds per call in a large parent process. The limits are backstops, not the
+    clock, and they land as soon as the parent runs again after the start: usually within
+    microseconds, but on a loaded machine the engine may run for some milliseconds first (a test
+    program that allocated at once got 800 MiB under a 512 MiB address-space limit). The sandbox
+    applies them before the engine's program starts (``sandbox._prlimit``).
     """
     try:
         resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
