@@ -307,7 +307,7 @@ def test_unbounded_memory_under_an_address_space_limit_is_a_fast_no_answer(pid_f
     assert result.detail.endswith("stderr: MemoryError")
     blocks = int(re.search(r"allocated (\d+) blocks of 16 MiB", result.stderr_tail).group(1))
     assert blocks * 16 < 512, "the address space limit was not applied"
-    assert result.seconds < 2  # ended by the failed allocation, not by the clock
+    assert result.seconds < 1
 
 
 def test_python2_syntax_is_no_answer_with_the_syntax_error(pid_file: Path) -> None:
