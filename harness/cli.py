@@ -989,7 +989,8 @@ def validate(
     finally:
         bar.close()
     if html is not None:
-        _guard(lambda: _write_output_file(html, "--html", render_html(report)))
+        base = Path(engine.program).parent if engine is not None and engine.program else None
+        _guard(lambda: _write_output_file(html, "--html", render_html(report, base)))
     if as_json:
         typer.echo(json.dumps(report.to_json()))
     else:
