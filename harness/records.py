@@ -28,6 +28,8 @@ RECORD_KEYS = ("x", "o", "game", "size", "time", "start_board", "start_player", 
 """A GameRecord's fields, as ``to_json`` writes them (which adds ``plies``, and ``n`` for Betsy)."""
 MOVE_KEYS = ("ply", "player", "engine", "move", "board", "verdict", "seconds", "warnings", "detail")
 FAULT_KEYS = ("engine", "player", "verdict", "detail", "exit_status", "stdout_tail", "stderr_tail", "argv")
+_HUGE = 1 << 31
+"""Bounds beyond this are SQLite's, not worth naming in a message."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -92,8 +94,8 @@ class Fields:
     def whole(self, key: str, low: int = 0, high: int = MAX_WHOLE) -> int:
         found = self.get(key)
         if not isinstance(found, int) or isinstance(found, bool) or not low <= found <= high:
-            span = f"from {low}" if high == MAX_WHOLE else f"from {low} to {high}"
-            raise self.refuse(key, f"a whole number {span}", found)
+            span = (f" from {low}" if low > -_HUGE else "") + (f" to {high}" if high < _HUGE else "")
+            raise self.refuse(key, f"a whole number{span}", found)
         return found
 
     def optional_whole(self, key: str, low: int, high: int) -> int | None:
