@@ -113,8 +113,8 @@ def build_report(store: Store, tournament: int) -> Report:
     for game in stored:
         for name in (game.x, game.o, *([game.fault["engine"]] if game.fault is not None else [])):
             if name not in rows:
-                raise damaged(store.path, f"game {game.game_id!r} of tournament {info['name']!r}: engine {shown(name)} "
-                                          f"is not one of its engines ({', '.join(names)})")
+                raise damaged(store.path, f"game {shown(game.game_id)} of tournament {shown(info['name'])}: engine "
+                                          f"{shown(name)} is not one of its engines ({_names(names)})")
         score = score_for_x(game.result)
         results.append(GameResult(game.x, game.o, score, game.pair_key))
         for me, other, colour, points in ((game.x, game.o, "x", score), (game.o, game.x, "o", 1 - score)):
@@ -150,6 +150,12 @@ def build_report(store: Store, tournament: int) -> Report:
         names,
         conversion(stored),
     )
+
+
+def _names(names: list[str]) -> str:
+    """Engine names for a message: as they are, the list cut at 200 characters."""
+    text = ", ".join(names) or "none"
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def conversion(stored: list[Any]) -> dict[str, list[int]]:

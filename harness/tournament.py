@@ -145,8 +145,8 @@ def run_tournament(
         for stored in store.games(tournament):
             for name in (stored.x, stored.o):
                 if name not in summary.standings:
-                    raise damaged(path, f"game {stored.game_id!r} of tournament {config.name!r}: engine {shown(name)} "
-                                        f"is not one of its engines")
+                    raise damaged(path, f"game {shown(stored.game_id)} of tournament {config.name!r}: engine "
+                                        f"{shown(name)} is not one of its engines")
             summary.standings[stored.x].add(score_for_x(stored.result))
             summary.standings[stored.o].add(1 - score_for_x(stored.result))
         log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",
