@@ -128,7 +128,7 @@ def record_from_data(data: object, extra: Sequence[str] = ()) -> GameRecord:
     other than the record's, ``plies``, ``n`` and ``extra`` are refused. RecordRefused otherwise."""
     fields = Fields(data)
     fields.only((*RECORD_KEYS, "plies", "n", *extra))
-    game = fields.choice("game", tuple(GAMES))
+    game = fields.choice("game", _GAME_CHOICES)
     moves = [move_from_data(item, f"moves[{index}]") for index, item in enumerate(fields.items("moves"))]
     if "plies" in fields.data and fields.whole("plies") != len(moves):
         raise RecordRefused(f"plies: {shown(fields.data['plies'])}, but {len(moves)} moves are recorded")
@@ -150,8 +150,23 @@ def _betsy_n(size: str) -> int | None:
     return int(size) if size.isascii() and size.isdigit() and len(size) < 6 else None
 
 
+_GAME_CHOICES = tuple(GAMES)
+_MOVE_KEY_SET = frozenset(MOVE_KEYS)
+_PLAYER_CHOICES = tuple(PLAYERS)
+_VERDICTS = {verdict.value: verdict for verdict in Verdict}
+
+
 def move_from_data(data: object, path: str) -> MoveRecord:
     """One move of a record from its JSON form (see ``record_from_data``)."""
+    if type(data) is dict and data.keys() == _MOVE_KEY_SET:  # the common case in one test, no message built
+        ply, player, engine, move, board, verdict, seconds, warnings, detail = (data[key] for key in MOVE_KEYS)
+        if (type(ply) is int and 1 <= ply <= MAX_WHOLE and player in _PLAYER_CHOICES and type(engine) is str
+                and is_name(engine) and (move is None or type(move) is int and -MAX_WHOLE <= move <= MAX_WHOLE)
+                and (board is None or type(board) is str and not _SURROGATE.search(board))
+                and type(verdict) is str and verdict in _VERDICTS and type(seconds) in (int, float)
+                and 0 <= seconds <= 10 * MAX_SECONDS and warnings == [] and type(warnings) is list
+                and type(detail) is str and not _SURROGATE.search(detail)):
+            return MoveRecord(ply, player, engine, move, board, _VERDICTS[verdict], float(seconds), (), detail)
     fields = Fields(data, path)
     fields.only(MOVE_KEYS)
     warnings = tuple(warning_from_data(item, f"{path}.warnings[{index}]")
@@ -159,7 +174,7 @@ def move_from_data(data: object, path: str) -> MoveRecord:
     return MoveRecord(
         fields.whole("ply", 1), fields.choice("player", tuple(PLAYERS)), fields.name("engine"),
         fields.optional_whole("move", -MAX_WHOLE, MAX_WHOLE), fields.optional_text("board"),
-        Verdict(fields.choice("verdict", tuple(v.value for v in Verdict))),
+        Verdict(fields.choice("verdict", tuple(_VERDICTS))),
         fields.number("seconds", 0, 10 * MAX_SECONDS), warnings, fields.text("detail"))
 
 

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from harness.schedule import ScheduledGame
     from harness.settings import GameSettings
 
+_PLAYERS = tuple(PLAYERS)
+"""x and o: a string of them would take "" and "xo" for players."""
 RESULTS = {"x": "1-0", "o": "0-1", None: "1/2-1/2"}
 """The result each winner (None: a draw) gives."""
 
@@ -91,7 +93,7 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
           f"max_plies: expected a whole number from 1, got {shown(record.max_plies)}")
     _need(record.win_priority in ("mover", "blue") and (record.game == "betsy" or record.win_priority == "mover"),
           f"win_priority: {shown(record.win_priority)} is not a rule option of {rules.title}")
-    _need(record.winner is None or record.winner in PLAYERS, f"winner: expected x, o or none, got {shown(record.winner)}")
+    _need(record.winner is None or record.winner in _PLAYERS, f"winner: expected x, o or none, got {shown(record.winner)}")
     _need(record.termination is None or isinstance(record.termination, Termination),
           f"termination: expected one of {', '.join(t.value for t in Termination)}, got {shown(record.termination)}")
     _need(record.fault is None or isinstance(record.fault, Fault), f"fault: expected a fault, got {shown(record.fault)}")
@@ -110,10 +112,11 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
     for index, move in enumerate(record.moves):
         _check_move_types(move, index + 1)
         where = f"ply {move.ply}"
-        _need(ended is None, f"{where}: a move after the game ended ({ended[2] if ended else ''})")
-        _need(move.player == position.player, f"{where}: {shown(move.player)} moved, but {position.player} was to move")
-        _need(move.engine == names[move.player], f"{where}: engine {shown(move.engine)} moved for {move.player}, "
-              f"which {shown(names[move.player])} plays")
+        if ended is not None or move.player != position.player or move.engine != names[move.player]:
+            _need(ended is None, f"{where}: a move after the game ended ({ended[2] if ended else ''})")
+            _need(move.player == position.player, f"{where}: {shown(move.player)} moved, but {position.player} was to move")
+            _need(move.engine == names[move.player], f"{where}: engine {shown(move.engine)} moved for {move.player}, "
+                  f"which {shown(names[move.player])} plays")
         if move.verdict is not Verdict.OK:
             _need(index == len(record.moves) - 1, f"{where}: a forfeit ({move.verdict.value}) that is not the last move")
             _need(move.move is None and move.board is None, f"{where}: a forfeit with a move or board recorded")
@@ -121,10 +124,11 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
             ended = (winner, Termination.FORFEIT,
                      f"{winner} wins: {move.player} ({move.engine}) forfeits by {move.verdict.value}: {move.detail}")
             break
-        _need(move.move is not None and position.is_legal(move.move), f"{where}: move {shown(move.move)} is not legal")
-        assert move.move is not None
+        if move.move is None or not position.is_legal(move.move):
+            raise RecordRefused(f"{where}: move {shown(move.move)} is not legal")
         position.push(move.move)
-        _need(move.board == position.board(), f"{where}: the board after move {move.move} is not the rules' board")
+        if move.board != position.board():
+            raise RecordRefused(f"{where}: the board after move {move.move} is not the rules' board")
         ended = game_end(rules, position, seen, move.ply, record.max_plies, move.player, move.engine, move.move)
     if ended is None:
         raise RecordRefused(f"the moves stop at ply {len(record.moves)}, but the game is not over there")
@@ -133,10 +137,16 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
 
 
 def _check_move_types(move: object, ply: int) -> None:
+    if (type(move) is MoveRecord and type(move.ply) is int and move.ply == ply and move.player in _PLAYERS
+            and type(move.engine) is str and (move.move is None or type(move.move) is int)
+            and (move.board is None or type(move.board) is str) and type(move.verdict) is Verdict
+            and _is_seconds(move.seconds) and type(move.warnings) is tuple
+            and all(isinstance(warning, CallWarning) for warning in move.warnings) and type(move.detail) is str):
+        return  # the common case, without building a message per check
     _need(isinstance(move, MoveRecord), f"move {ply}: expected a move record, got {type(move).__name__}")
     assert isinstance(move, MoveRecord)
     _need(_is_int(move.ply) and move.ply == ply, f"move {ply}: numbered {shown(move.ply)}; plies count 1, 2, 3, ...")
-    _need(_is_text(move.player) and move.player in PLAYERS, f"ply {ply}: player {shown(move.player)}; expected x or o")
+    _need(_is_text(move.player) and move.player in _PLAYERS, f"ply {ply}: player {shown(move.player)}; expected x or o")
     _need(_is_text(move.engine), f"ply {ply}: engine: expected text, got {type(move.engine).__name__}")
     _need(move.move is None or _is_int(move.move), f"ply {ply}: move {shown(move.move)}; expected a whole number")
     _need(move.board is None or _is_text(move.board), f"ply {ply}: board: expected text, got {type(move.board).__name__}")
