@@ -352,3 +352,18 @@ def test_validation_page_shows_the_program_by_its_file_name(validated: tuple[dic
     assert absolute_paths(text, [folder, page.parent, ROOT, Path(sys.prefix), Path("/usr/bin"), Path("/tmp")]) == []
     assert f"<p><b>Program:</b> <code>{Path(sys.executable).name} random_legal.py</code></p>" in text
     assert re.search(r"<p>Command:</p><pre>\S+ random_legal.py 3 [xo] [.xo]+ 1</pre>", text)
+
+
+def test_public_text_keeps_what_is_not_a_path_and_shortens_what_is() -> None:
+    from harness.html_page import esc, paths_relative_to, public, public_word
+
+    text = ('File "/home/op/course/subs/eve/betsy.py", line 3 (/usr/bin/python3); result 1/2-1/2 at ply 3/12; '
+            "see https://example.org/a/b; PATH=/usr/bin:/bin")
+    assert public(text) == ('File "betsy.py", line 3 (python3); result 1/2-1/2 at ply 3/12; '
+                            "see https://example.org/a/b; PATH=bin:bin")
+    with paths_relative_to(Path("/home/op/course")):
+        assert public(text).startswith('File "subs/eve/betsy.py", line 3 (python3);')
+        assert [public_word(word) for word in ("/home/op/course", "/home/op/course/../x.py", "/a b/c.py", "-v")] == [
+            ".", "x.py", "c.py", "-v"]
+        assert esc('<"/home/op/course/a.py">') == "&lt;&quot;a.py&quot;&gt;"
+    assert public("/") == "/" and public("no path here") == "no path here"
