@@ -513,9 +513,10 @@ class Store:
     def ensure_tournament(self, name: str, config: dict[str, Any], engines: list[dict[str, Any]],
                           path: str = "", created_at: str | None = None) -> int:
         """The tournament named ``name`` with exactly this config (created, with its engines, if
-        missing): where single games (``arena play``) and imported games go."""
+        missing; an engine not yet in it is added): where ``arena play`` stores its games. Games from
+        outside go through harness.admit instead, which adds nothing unchecked."""
         config_json = json.dumps(config, sort_keys=True)
-        config_hash = hashlib.sha256(config_json.encode()).hexdigest()
+        config_hash = config_hash_of(config)
         row = self.connection.execute(
             "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)).fetchone()
         if row is not None and row[0] is not None:
