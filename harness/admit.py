@@ -54,7 +54,6 @@ class Tournament:
     config: dict[str, Any]
     engines: tuple[Engine, ...]
     created_at: str
-    config_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ def engine_from_data(fields: Fields) -> Engine:
     return Engine(fields.name("name"), fields.text("command"), fields.optional_text("program"), sha)
 
 
-def tournament_from_data(fields: Fields, engines: list[Any], config: object, config_path: str = "") -> Tournament:
+def tournament_from_data(fields: Fields, engines: list[Any], config: object) -> Tournament:
     """A Tournament from its fields (name, created_at), the list of its engines and its config."""
     listed = [engine_from_data(Fields(item, f"{fields.where('engines')}[{index}]")) for index, item in enumerate(engines)]
     names = [engine.name for engine in listed]
@@ -87,7 +86,7 @@ def tournament_from_data(fields: Fields, engines: list[Any], config: object, con
         raise fields.refuse("config", "an object", config)
     created = (fields.text("created_at") if "created_at" in fields.data
                else datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    return Tournament(fields.name("name"), config, tuple(listed), created, config_path)
+    return Tournament(fields.name("name"), config, tuple(listed), created)
 
 
 def offered_from_data(data: dict[str, Any], record: GameRecord) -> Offered:
@@ -139,8 +138,9 @@ class Admission:
                 raise RecordRefused(
                     f"tournament {shown(tournament.name)}: its engines ({', '.join(listed)}) are not its config's "
                     f"({', '.join(engine.name for engine in config.engines)})")
-            stored = self.store.add_tournament(tournament.name, tournament.config, tournament.config_path,
-                                               tournament.created_at, [engine.row() for engine in tournament.engines])
+            # No config path: the file's or share's is another machine's, and pages show paths relative to it.
+            stored = self.store.add_tournament(tournament.name, tournament.config, "", tournament.created_at,
+                                               [engine.row() for engine in tournament.engines])
             engines = {engine.name: engine.sha256 for engine in tournament.engines}
         else:
             engines = {engine["name"]: engine["sha256"] for engine in self.store.engines_of(stored)}
@@ -236,7 +236,8 @@ def share_tournament(source: Store, tournament: int) -> Tournament:
         raise fields.refuse("config_json", "a JSON object", config)
     if fields.text("config_hash") != config_hash_of(config):
         raise RecordRefused("config_hash: not the SHA-256 of its config")
-    return tournament_from_data(fields, source.engine_rows(tournament), config, fields.text("config_path"))
+    fields.text("config_path")
+    return tournament_from_data(fields, source.engine_rows(tournament), config)
 
 
 def merge_share(target: Store, source: Store, tournament: int) -> tuple[int, int, int]:

@@ -19,6 +19,7 @@ from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS, RuleOptions
 from harness.match import Fault, GameRecord, MoveRecord, Termination
 from harness.protocol import MAX_SECONDS, CallWarning, Verdict, WarningKind
+from harness.settings import MAX_PLIES
 from harness.verify import RESULTS, RecordRefused, shown
 
 MAX_WHOLE = (1 << 63) - 1
@@ -140,7 +141,7 @@ def record_from_data(data: object, extra: Sequence[str] = ()) -> GameRecord:
     return GameRecord(
         fields.name("x"), fields.name("o"), game, size, fields.number("time", 0, MAX_SECONDS, above=True),
         fields.text("start_board"), fields.choice("start_player", tuple(PLAYERS)),
-        fields.whole("max_plies", 1), fields.choice("win_priority", ("mover", "blue")), moves,
+        fields.whole("max_plies", 1, MAX_PLIES), fields.choice("win_priority", ("mover", "blue")), moves,
         fields.choice("result", tuple(RESULTS.values())), fields.choice("winner", (*PLAYERS, None)),
         None if termination is None else Termination(termination), fields.text("reason"),
         None if fault_data is None else fault_from_data(fault_data, "fault"))

@@ -239,8 +239,9 @@ def at(path: str, value: object) -> Callable[[dict[str, Any]], None]:
 @pytest.mark.parametrize(("edit", "message"), [
     (at("time", "1"), "time: expected a number above 0 to 3600, got '1'"),
     (at("time", True), "time: expected a number above 0 to 3600, got true"),
-    (at("max_plies", 12.0), "max_plies: expected a whole number from 1, got 12.0"),
-    (at("max_plies", False), "max_plies: expected a whole number from 1, got false"),
+    (at("max_plies", 12.0), "max_plies: expected a whole number from 1 to 10000, got 12.0"),
+    (at("max_plies", False), "max_plies: expected a whole number from 1 to 10000, got false"),
+    (at("max_plies", 10_001), "max_plies: expected a whole number from 1 to 10000, got 10001"),
     (at("round", 1.5), "round: expected a whole number from 1, got 1.5"),
     (at("moves", {}), "moves: expected a list, got an object"),
     (at("moves.0.ply", "1"), "moves[0].ply: expected a whole number from 1, got '1'"),
