@@ -28,7 +28,7 @@ from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
 from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.settings import MAX_PLIES, GameSettings
-from harness.text import read_bounded, without_values
+from harness.text import is_text, read_bounded, without_values
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
@@ -358,6 +358,8 @@ def _fail(path: Path, problems: list[str]) -> ConfigError:
 def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
     """Read and check a tournament config; raises ConfigError naming every problem."""
     file = Path(path)
+    if not is_text(str(file)):  # the results database records the config's path
+        raise ConfigError(f"{str(file)!r}: the path is not UTF-8 text; rename the file or folder")
     text = read_bounded(file, MAX_CONFIG_BYTES, "a config")
     try:
         raw = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass

@@ -8,10 +8,12 @@ terminal, a log or a spreadsheet; and the bounds on what the harness reads.
 - ``csv_cell``: a cell a spreadsheet would run as a formula starts with ``'``.
 - ``excerpt``: the last lines of a program's output, each cut to a bounded length, with the count cut.
 - ``read_bounded``: a file read whole only up to a cap, refused in one line past it.
+- ``VisibleFormatter``: the log's formatter; each record is one line of safe text.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -54,6 +56,22 @@ def visible(text: str, lines: bool = False) -> str:
     if pattern.search(text) is None:  # the usual case: nothing to do, nothing copied
         return text
     return pattern.sub(_escape, text)
+
+
+class VisibleFormatter(logging.Formatter):
+    """A log formatter for the tournament's ``.log`` and ``-v``: each message is one line of safe
+    text (``visible``: a newline a program printed cannot start a fake record), and a traceback's
+    lines are shown safely."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = visible(record.message)
+        return super().formatMessage(record)
+
+    def formatException(self, ei: object) -> str:
+        return visible(super().formatException(ei), lines=True)  # type: ignore[arg-type]
+
+    def formatStack(self, stack_info: str) -> str:
+        return visible(super().formatStack(stack_info), lines=True)
 
 
 def name_problem(name: str) -> str | None:
@@ -150,6 +168,16 @@ def read_bounded(path: str | os.PathLike[str], limit: int, what: str, error: typ
         return data.decode("utf-8")
     except UnicodeDecodeError as problem:
         raise error(f"{path}: not UTF-8 text (byte {problem.start + 1} is not); give {what} file") from None
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` is text that UTF-8 can hold: not a file name of undecodable bytes (those
+    arrive as lone surrogates, which no database, page or log can store)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
