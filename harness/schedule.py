@@ -110,10 +110,15 @@ def check_schedule_size(config: TournamentConfig, rounds: tuple[int, int] | None
     lower = (f"play it in shares with --rounds, at most {share:,} round{'s' if share > 1 else ''} each "
              f"(e.g. --rounds {first}-{first + share - 1})"
              if share else "one round alone is more: lower the sizes or the engines")
+    factors = [_count(last - first + 1, "round"), _count(len(config.sizes), "board size"),
+               _count(per_round // 2 // len(config.sizes), "pairing"), "2 colours"]
     raise UsageError(
-        f"{where}{count:,} games to schedule ({last - first + 1:,} rounds x {len(config.sizes)} board sizes x "
-        f"{per_round // 2 // len(config.sizes):,} pairings x 2 colours), more than the {MAX_SCHEDULED_GAMES:,} "
+        f"{where}{count:,} games to schedule ({' x '.join(factors)}), more than the {MAX_SCHEDULED_GAMES:,} "
         f"one run may play; lower rounds, the sizes or the engines in the config, or {lower}")
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number:,} {thing}{'s' if number != 1 else ''}"
 
 
 def schedule(config: TournamentConfig, rounds: tuple[int, int] | None = None) -> list[ScheduledGame]:
