@@ -9,6 +9,7 @@ import csv
 import dataclasses
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from harness.store import Store
@@ -335,3 +337,43 @@ def test_paths_that_are_not_utf8_are_refused_in_one_line(tmp_path: Path) -> None
     assert done.returncode == 2
     assert shown_safely(done.stderr) == (
         f"arena: error: '{tmp_path}/bad\\udcff/t.yaml': the path is not UTF-8 text; rename the file or folder\n")
+
+
+# --- the interactive commands --------------------------------------------------------------------
+
+
+def _terminal(args: list[str]) -> tuple[pexpect.spawn, io.BytesIO]:
+    """`arena ARGS` on a real pseudo-terminal (a dumb one: no colours of our own), and what it shows."""
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    env["TERM"] = "dumb"
+    child = pexpect.spawn(ARENA, args, cwd=str(ROOT), env=env, timeout=60, dimensions=(24, 200))
+    child.logfile_read = shown = io.BytesIO()
+    return child, shown
+
+
+def _screen(shown: io.BytesIO) -> bytes:
+    """What the terminal got, with the line discipline's CR LF back to LF."""
+    return shown.getvalue().replace(b"\r\n", b"\n")
+
+
+def test_play_shows_a_forfeiting_engines_output_as_visible_text(tmp_path: Path) -> None:
+    child, shown = _terminal(["play", "--n", "3", "--engine", str(PAINTER), "--human", "o", "--sandbox", "off",
+                              "--db", str(tmp_path / "p.sqlite")])
+    child.expect(pexpect.EOF)
+    text = shown_safely(_screen(shown))
+    assert f"{PAINTER} forfeits (no-answer: exited with status 1, " in text
+    assert "You win! (o wins: x (" in text
+    assert all(form in text for form in SHOWN)
+
+
+def test_interactive_replay_clears_its_own_screen_but_shows_the_programs_sequences_as_text(
+        painted: Painted) -> None:
+    child, shown = _terminal(["replay", str(painted.db), "1"])
+    child.expect_exact(b"[1/2]")
+    child.send("\x1b[F")  # End: the forfeit and the result
+    child.expect_exact(b"[2/2]")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    text = shown_safely(_screen(shown).replace(b"\x1b[H\x1b[2J", b""))  # its own clear-screen, each page
+    assert "ply 1/1: x (painter) forfeits: no-answer: " in text
+    assert all(form in text for form in SHOWN)
