@@ -146,13 +146,48 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
         token = tokens[i]
         if not token.startswith("-") and not os.path.isabs(token) and (base / token).exists():
             tokens[i] = str(local(token))  # the engine runs in a scratch directory
+    from harness.text import is_text
+
+    for token in tokens:
+        if not is_text(token):  # a file name of bytes that are not UTF-8: no database or report can hold it
+            raise EngineError(f"engine {label!r}: {token!r} is not UTF-8 text; rename the file or folder")
     return EngineSpec(label, tuple(tokens), str(program_path), (), None)
 
 
+def program_command(text: str, base_dir: Path | None = None) -> str:
+    """``text`` as a command: itself, or quoted when it names an existing file that the shell's
+    word splitting would break (a quote, a space or a backslash in the path)."""
+    try:
+        whole = shlex.split(text) == [text]
+    except ValueError:
+        whole = False
+    if not whole and ((base_dir or Path.cwd()) / text).is_file():
+        return shlex.quote(text)
+    return text
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a command as the shell splits them; the whole text as one word when it cannot
+    be split (an unclosed quote)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return [command]
+
+
 def resolve_engine(text: str, base_dir: Path | None = None) -> EngineSpec:
-    """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``)."""
+    """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``), which
+    names the engine: printable text only."""
     if text in BUILTINS:
         return builtin_engine(text)
+    from harness.text import name_problem
+
+    problem = name_problem(text)
+    if problem is not None:
+        raise EngineError(f"invalid engine {text!r}: it names the engine, and {problem}")
+    command = program_command(text, base_dir)
+    if command != text:
+        return command_engine(command, base_dir, name=text)
     if " " not in text.strip() and os.sep not in text and not text.startswith(".") and shutil.which(text) is None:
         raise EngineError(
             f"unknown engine {text!r}: use a built-in ({', '.join(builtin_names())}) or a command "
