@@ -39,12 +39,14 @@ def sandbox_uid_processes() -> list[int]:
     return sorted(pid for pid, fields in live_descendants().items() if int(fields["Uid"].split()[0]) >= 1_800_000_000)
 
 
-def arm(tmp_path: Path, targets: dict[str, object]) -> Path:
-    """A copy of the hostile engines with their targets beside them."""
-    folder = tmp_path / "hostile"
-    shutil.copytree(HOSTILE, folder)
+def arm(folder: Path, targets: dict[str, object], engine: str) -> Path:
+    """A copy of the hostile engine ``engine`` in ``folder``, a folder of its own (with what it shares
+    with the others and its targets beside it); its program file."""
+    folder.mkdir(parents=True)
+    for name in (f"{engine}.py", "_attack.py"):
+        shutil.copy(HOSTILE / name, folder / name)
     (folder / "targets.json").write_text(json.dumps(targets))
-    return folder
+    return folder / f"{engine}.py"
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -102,15 +104,17 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     rival.mkdir()
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", rival / "_common.py")
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", rival / "rival.py")
-    arm(tmp_path, {
+    targets = {
         "db": str(db), "table": str(tables / "betsy3-mover.tb"), "secret_variable": SECRET[0],
         "files": [str(ROOT / "engines" / "random_mover.py"), str(ROOT / "README.md"), str(db),
                   str(rival / "rival.py"), str(home / "notes.txt")],
         "folders": [str(results), str(home), str(rival), str(tables), str(ROOT / "harness")],
         "cap_bytes": 64 << 20, "cap_processes": 64,
-    })
+    }
     hostile = ["tamper_db", "tamper_tables", "snoop", "disk_hog", "fork_bomb"]
-    engines = "\n".join(f"  - {{name: {name.replace('_', '-')}, command: python3 hostile/{name}.py}}"
+    for name in hostile:
+        arm(tmp_path / name, targets, name)
+    engines = "\n".join(f"  - {{name: {name.replace('_', '-')}, command: python3 {name}/{name}.py}}"
                         for name in hostile)
     config = tmp_path / "hostile.yaml"
     config.write_text(f"""
@@ -148,8 +152,8 @@ engines:
 
 def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path) -> None:
     # Shows that the hostile engines can fail the test above: unconfined, the snoop finds the secret.
-    folder = arm(tmp_path, {"secret_variable": SECRET[0], "files": [str(ROOT / "README.md")]})
-    command = f"python3 {folder / 'snoop.py'}"
+    snoop = arm(tmp_path / "snoop", {"secret_variable": SECRET[0], "files": [str(ROOT / "README.md")]}, "snoop")
+    command = f"python3 {snoop}"
     off = run_arena(["match", command, "random", "--n", "4", "--sandbox", "off", "--json"], tmp_path)
     assert off.returncode == 0, off.stderr
     assert off.stderr.splitlines() == [
@@ -173,12 +177,12 @@ def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str
 
 
 def test_file_size_and_folder_sizes_are_capped_and_configurable(tmp_path: Path) -> None:
-    folder = arm(tmp_path, {"cap_bytes": 8 << 20})
-    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    hog = arm(tmp_path / "large", {"cap_bytes": 8 << 20}, "disk_hog")
+    verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert (verdict, stderr) == ("ok", "")
     # The cap binds: the same program, told the cap is 4 MiB, reports a write over it.
-    folder = arm(tmp_path / "small", {"cap_bytes": 4 << 20})
-    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    hog = arm(tmp_path / "small", {"cap_bytes": 4 << 20}, "disk_hog")
+    verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert verdict == "no-answer"
     assert stderr == f"LEAKED: wrote {8 << 20} bytes to hog.bin (cap {4 << 20})\n"
 
