@@ -955,7 +955,6 @@ def validate(
                         file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)
-    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
     command = program
     path = Path(program)
     if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
@@ -972,6 +971,7 @@ def validate(
             engine, start_problem = None, str(error)
         if engine is not None:
             _guard(lambda: check_layout([engine]))
+    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
 
     from tqdm import tqdm
 

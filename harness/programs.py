@@ -206,14 +206,14 @@ def _engine_problems(engine: EngineSpec, program: Program, tables: str) -> list[
     fix = "give each program a folder of its own"
     for folder in program.real_folders:
         if inside(PROJECT_DIR, folder):
-            problems.append(f"{label}: its folder {folder} holds the project {PROJECT_DIR}, which it would "
-                            f"then read; {fix}, outside the project's own folders")
+            problems.append(f"{label}: its folder {folder} holds the project {PROJECT_DIR}, which it could then "
+                            f"read; {fix}")
             break
         seen = next((own for own in (*own_folders(), tables) if inside(folder, own) or inside(own, folder)), None)
         if seen is not None:
-            where = "is" if folder == seen else "lies inside" if inside(folder, seen) else "holds"
-            problems.append(f"{label}: its folder {folder} {where} {seen}, a folder the project's own programs "
-                            f"use; {fix}, outside engines/, scripts/, harness/, the venv and the tables")
+            where = "is" if folder == seen else f"lies inside {seen}," if inside(folder, seen) else f"holds {seen},"
+            problems.append(f"{label}: its folder {folder} {where} a folder the project's own programs use; {fix}, "
+                            f"outside engines/, scripts/, harness/, the venv and the tables")
             break
     if is_python(program.head) and program.holds(program.head):
         problems.append(f"{label}: its interpreter {program.head} lies inside its own folder, which decides "
