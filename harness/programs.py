@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -176,8 +177,8 @@ class Shebang:
     line: str
     """The line as written, without ``#!``."""
     interpreter: str | None
-    """Its interpreter: the path written, or for ``env NAME`` NAME on the harness's $PATH (None if
-    not found there): never looked up on a $PATH the program chooses."""
+    """The absolute path written, or for ``env NAME`` NAME on the harness's $PATH: never looked up
+    anywhere the program chooses (None when it names no such file)."""
     via_env: bool
 
 
@@ -189,10 +190,22 @@ def interpreter_of(program: Program) -> Shebang | None:
     words = shebang(program.head)
     if not words:
         return None
-    if os.path.basename(words[0]) == "env":
+    target: str | None = words[0]
+    via_env = os.path.basename(words[0]) == "env"
+    if via_env:
         names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
-        return Shebang(" ".join(words), shutil.which(names[0]) if names else None, True)
-    return Shebang(" ".join(words), words[0], False)
+        target = names[0] if names else None
+        if target is not None and os.sep not in target:
+            target = shutil.which(target)
+    return Shebang(" ".join(words), target if target is not None and os.path.isabs(target) else None, via_env)
+
+
+def is_operators_interpreter(path: str) -> bool:
+    """Whether an interpreter a ``#!`` line names is the operator's: in a system folder, in a folder
+    of the harness's $PATH, or in the folder of the harness's own interpreter."""
+    path = os.path.normpath(path)
+    return (is_system(path) or _on_operator_path(path)
+            or os.path.dirname(path) == os.path.dirname(os.path.abspath(sys.executable)))
 
 
 def _shown(engine: EngineSpec) -> str:
@@ -204,10 +217,12 @@ def _engine_problems(engine: EngineSpec, program: Program, tables: str) -> list[
     problems: list[str] = []
     label = f"engine {engine.name!r} ({_shown(engine)})"
     fix = "give each program a folder of its own"
+    held = {PROJECT_DIR: "the project", os.path.realpath(os.path.expanduser("~")): "your home",
+            os.path.realpath(tempfile.gettempdir()): "the temporary folder (other engines' copies and scratch)"}
     for folder in program.real_folders:
-        if inside(PROJECT_DIR, folder):
-            problems.append(f"{label}: its folder {folder} holds the project {PROJECT_DIR}, which it could then "
-                            f"read; {fix}")
+        holds = next((path for path in held if inside(path, folder)), None)
+        if holds is not None:
+            problems.append(f"{label}: its folder {folder} holds {held[holds]} {holds}, which it could then read; {fix}")
             break
         seen = next((own for own in (*own_folders(), tables) if inside(folder, own) or inside(own, folder)), None)
         if seen is not None:
@@ -219,11 +234,16 @@ def _engine_problems(engine: EngineSpec, program: Program, tables: str) -> list[
         problems.append(f"{label}: its interpreter {program.head} lies inside its own folder, which decides "
                         f"nothing in the sandbox; run it with python3 or an interpreter outside its folder")
     named = interpreter_of(program)
-    if named is not None and named.interpreter is not None and (
-            program.holds(named.interpreter) or program.holds(os.path.realpath(named.interpreter))):
-        problems.append(f"{label}: its #! line (#!{named.line}) names an interpreter inside its own folder, which "
-                        f"decides nothing in the sandbox; run it as 'python3 {program.head}', or name an "
-                        f"interpreter outside its folder")
+    if named is not None and named.interpreter is not None:
+        interpreter = named.interpreter
+        if program.holds(interpreter) or program.holds(os.path.realpath(interpreter)):
+            problems.append(f"{label}: its #! line (#!{named.line}) names an interpreter inside its own folder, "
+                            f"which decides nothing in the sandbox; run it as 'python3 {program.head}', or name an "
+                            f"interpreter outside its folder")
+        elif not is_operators_interpreter(interpreter):
+            problems.append(f"{label}: its #! line (#!{named.line}) names {interpreter}, which is not one of your "
+                            f"interpreters (a system one, one on your PATH or the harness's); run it as 'python3 "
+                            f"{program.head}', or put {os.path.dirname(interpreter)} on your PATH")
     return problems
 
 

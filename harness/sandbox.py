@@ -35,7 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.programs import PROJECT_DIR, SYSTEM_DIRS, SYSTEM_LINKS, Program, inside, interpreter_of, is_python, is_system, program_of
+from harness.programs import (
+    PROJECT_DIR, SYSTEM_DIRS, SYSTEM_LINKS, Program, inside, interpreter_of, is_operators_interpreter, is_python,
+    is_system, program_of,
+)
 
 SCRATCH = "/sandbox"
 """The engine's working directory and $HOME inside the sandbox."""
@@ -140,9 +143,9 @@ def _interpreters(program: Program) -> tuple[list[str], list[str]]:
     if is_python(program.head) and os.path.isabs(program.head):
         candidates.append(program.head)
     named = interpreter_of(program)
-    if named is not None and named.interpreter is not None:
+    if named is not None and named.interpreter is not None and is_operators_interpreter(named.interpreter):
         found = named.interpreter
-        if named.via_env:
+        if named.via_env:  # NAME's folder goes on $PATH too
             if "shims" in Path(found).parts:
                 found = (_real_python_of_shim(found) or "") if is_python(found) else ""
             if found:

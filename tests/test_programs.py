@@ -238,3 +238,38 @@ def test_the_command_line_refuses_side_by_side_programs_and_links_before_any_gam
                            "--n", "3", "--sandbox", mode, "--db", str(db), cwd=tmp_path)
     assert (code, out, err) == (2, "", side_by_side)
     assert not db.exists()
+
+
+def test_a_shebang_interpreter_must_be_the_operators(tmp_path: Path) -> None:
+    other = tmp_path / "zed" / "bin" / "python"
+    other.parent.mkdir(parents=True)
+    other.symlink_to(sys.executable)
+    eve = submit(tmp_path / "eve")
+    for line, accepted in ((f"#!{other}", False), (f"#!/usr/bin/env {other}", False), ("#!/usr/bin/env python3", True),
+                           (f"#!{sys.executable}", True), ("#!/bin/sh", True)):
+        eve.write_text(f"{line}\n" + STUDENT.read_text().split("\n", 1)[1])
+        eve.chmod(0o755)
+        spec = command_engine(str(eve), name="eve")
+        expected = [] if accepted else [(0, (
+            f"engine 'eve' ({eve}): its #! line ({line}) names {other}, which is not one of your interpreters (a "
+            f"system one, one on your PATH or the harness's); run it as 'python3 {eve}', or put {other.parent} on "
+            "your PATH"))]
+        assert layout_problems([spec]) == expected, line
+
+
+def test_a_folder_that_holds_the_home_or_the_temporary_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    program = submit(tmp_path)
+    spec = command_engine(f"python3 {program}", name="x")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert layout_problems([spec]) == [(0, (
+        f"engine 'x' ({program}): its folder {tmp_path} holds your home {tmp_path / 'home'}, which it could then "
+        f"read; {FIX}"))]
+    monkeypatch.setenv("HOME", "/nonexistent-home")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    assert layout_problems([spec]) == [(0, (
+        f"engine 'x' ({program}): its folder {tmp_path} holds the temporary folder (other engines' copies and "
+        f"scratch) {tmp_path / 'tmp'}, which it could then read; {FIX}"))]

@@ -516,3 +516,30 @@ def test_a_link_to_our_program_is_not_ours_and_cannot_reach_its_target(tmp_path:
     verdict, stderr = call(list(command))
     assert verdict == "no-answer"
     assert "No such file or directory" in stderr  # the link leads nowhere inside: nothing of ours runs
+
+
+def test_a_shebang_naming_another_folders_interpreter_binds_nothing_of_it(tmp_path: Path) -> None:
+    # zed's folder holds a venv-like python and a pyvenv.cfg; eve's #! names zed's python.
+    secret = tmp_path / "staff"
+    secret.mkdir()
+    (secret / "marks.txt").write_text("zed: 20/20\n")
+    zed = tmp_path / "subs" / "zed"
+    (zed / "bin").mkdir(parents=True)
+    (zed / "bin" / "python").symlink_to(system_python())
+    (zed / "pyvenv.cfg").write_text(f"home = {secret}\n")
+    (zed / "betsy.py").write_text("print('1 x')\n")
+    eve = tmp_path / "subs" / "eve"
+    program = reader(eve, [eve / "helper.txt", zed / "betsy.py", secret / "marks.txt"])
+    body = program.read_text().split("\n", 1)[1]
+    for index, line in enumerate((f"#!{zed / 'bin' / 'python'}", f"#!/usr/bin/env {zed / 'bin' / 'python'}",
+                                  "#!/usr/bin/env ../zed/bin/python")):
+        variant = eve / f"variant{index}.py"  # a file each: plans are kept per command
+        variant.write_text(f"{line}\n{body}")
+        variant.chmod(0o755)
+        assert sandbox.plan_for((str(variant),)).readable == (str(eve),), line
+    # Naming the harness's own interpreter instead, the same program runs and still sees its folder only.
+    program.write_text(f"#!{sys.executable}\n{body}")
+    program.chmod(0o755)
+    assert call([str(program)]) == ("no-answer", json.dumps(
+        {str(eve / "helper.txt"): "read", str(secret / "marks.txt"): "missing", str(zed / "betsy.py"): "missing"},
+        sort_keys=True) + "\n")
