@@ -188,7 +188,8 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             binds += [os.path.dirname(os.path.realpath(path)), os.path.dirname(path)]
     binds += program.real_folders  # as written and resolved: Python puts the resolved folder on sys.path
     interpreters, path_dirs = _interpreters(program)
-    binds += _interpreter_binds(program, interpreters)
+    runtime = _interpreter_binds(program, interpreters)
+    binds += runtime
     # Any other path in the command is the operator's and readable itself (a file of the student's
     # folder is already there: not bound again, so a link there is not followed out of it).
     for token in command[1:]:
@@ -207,7 +208,7 @@ def plan_for(command: tuple[str, ...]) -> Plan:
     staged: list[tuple[str, str]] = []
     if os.geteuid() == 0:
         for path in readable:
-            if path not in interpreters and path != PROJECT_DIR and not _others_can_read(path):
+            if path not in runtime and path != PROJECT_DIR and not _others_can_read(path):
                 copy = _stage(path)
                 if copy is not None:
                     staged.append((copy, path))
