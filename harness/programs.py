@@ -3,8 +3,9 @@
 Trust comes from identity, never from location: the project's own programs are a fixed list of
 files (the built-in engines, the entry points in scripts/, the console scripts of the project's
 venv), compared by resolved path. Every other program is a student's, wherever it lies: the sandbox
-gives it its own folder and nothing else of the project, and nothing in that folder (a ``#!`` line
-naming an interpreter there, a ``pyvenv.cfg``, a link) decides what else it may see.
+gives it its own folder and nothing else of the project, and nothing in that folder decides what
+else it may see: not a ``pyvenv.cfg`` or a link there, nor a ``#!`` line naming an interpreter that
+is not the operator's.
 
 Two programs whose folders are the same or nested could read each other's files, and a program
 whose folder holds the project, or lies in the project's own program folders, could read those:
@@ -22,6 +23,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from engines.tables import table_dir
 from harness.engines import BUILTINS, ENGINES_DIR, EngineSpec
 from harness.errors import LayoutError
 
@@ -250,9 +252,7 @@ def _engine_problems(engine: EngineSpec, program: Program, tables: str) -> list[
 def layout_problems(engines: Sequence[EngineSpec]) -> list[tuple[int, str]]:
     """(index of the engine, problem) for each engine whose program folder another engine could read
     or that could read the project's own folders; the project's own programs are one program."""
-    from engines.tables import table_dir  # where the engines look: $BETSY_TABLES or the cache
-
-    tables = os.path.realpath(table_dir())
+    tables = os.path.realpath(table_dir())  # where our engines look: $BETSY_TABLES or the cache
     programs = [program_of(engine.command) for engine in engines]
     problems = [(index, problem) for index, (engine, program) in enumerate(zip(engines, programs))
                 for problem in _engine_problems(engine, program, tables)]
