@@ -265,7 +265,25 @@ def layout_problems(engines: Sequence[EngineSpec]) -> list[tuple[int, str]]:
             if problem is not None:
                 problems.append((later, problem))
                 break  # one problem per engine: the first program it shares with
+    for index, program in enumerate(programs):
+        for interpreter in _interpreters_named(program):
+            owner = next((other for other, found in enumerate(programs) if other != index and found.holds(interpreter)
+                          and not _same_program(found, program)), None)
+            if owner is not None:
+                problems.append((index, (
+                    f"engine {engines[index].name!r} ({_shown(engines[index])}) runs on {interpreter}, inside the "
+                    f"folder of engine {engines[owner].name!r} ({_shown(engines[owner])}), whose files would then "
+                    f"decide what it may read; give each program a folder of its own, and name an interpreter of "
+                    f"yours")))
+                break
     return problems
+
+
+def _interpreters_named(program: Program) -> list[str]:
+    """The interpreters a command names: its Python first word, and a #! line's interpreter."""
+    named = interpreter_of(program)
+    found = [program.head] if is_python(program.head) and os.path.isabs(program.head) else []
+    return found + ([named.interpreter] if named is not None and named.interpreter is not None else [])
 
 
 def _same_program(a: Program, b: Program) -> bool:

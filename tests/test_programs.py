@@ -273,3 +273,16 @@ def test_a_folder_that_holds_the_home_or_the_temporary_folder_is_refused(
     assert layout_problems([spec]) == [(0, (
         f"engine 'x' ({program}): its folder {tmp_path} holds the temporary folder (other engines' copies and "
         f"scratch) {tmp_path / 'tmp'}, which it could then read; {FIX}"))]
+
+
+def test_an_interpreter_inside_another_engines_folder_is_refused(tmp_path: Path) -> None:
+    zed = submit(tmp_path / "zed")
+    (tmp_path / "zed" / "bin").mkdir()
+    python = tmp_path / "zed" / "bin" / "python"
+    python.symlink_to(sys.executable)
+    eve = submit(tmp_path / "eve")
+    engines = [command_engine(f"python3 {zed}", name="zed"), command_engine(f"{python} {eve}", name="eve")]
+    assert engines[1].command[0] == str(python)
+    assert layout_problems(engines) == [(1, (
+        f"engine 'eve' ({eve}) runs on {python}, inside the folder of engine 'zed' ({zed}), whose files would then "
+        "decide what it may read; give each program a folder of its own, and name an interpreter of yours"))]
