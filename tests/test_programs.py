@@ -234,6 +234,13 @@ def test_the_command_line_refuses_side_by_side_programs_and_links_before_any_gam
     assert (code, out, err) == (2, "", f"arena: error: engine 'python3 eve/betsy.py': {link}\n")
     code, out, err = arena("validate", "python3 eve/betsy.py", "--quick", "--sandbox", mode, cwd=tmp_path)
     assert (code, out, err) == (2, "", f"arena: error: engine 'python3 eve/betsy.py': {link}\n")
+    (tmp_path / "carol").symlink_to(tmp_path / "subs")
+    (tmp_path / "t.yaml").write_text(config_text(("carol", "python3 carol/ann.py"), ("rnd", "random")).replace(
+        "command: random", "builtin: random"))
+    code, out, err = arena("tournament", "t.yaml", "--db", str(db), "--sandbox", mode, "--no-progress", cwd=tmp_path)
+    assert (code, out, err) == (2, "", f"arena: error: t.yaml: engines[0].command: engine 'carol': carol (the folder "
+                                       f"of carol/ann.py) is a link to {tmp_path / 'subs'}; submit the file itself, "
+                                       "in a folder of its own\n")
     code, out, err = arena("sprt", "python3 subs/ann.py", "python3 subs/bob.py", "--elo0", "0", "--elo1", "10",
                            "--n", "3", "--sandbox", mode, "--db", str(db), cwd=tmp_path)
     assert (code, out, err) == (2, "", side_by_side)
