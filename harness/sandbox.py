@@ -1,11 +1,11 @@
 """How one engine call is confined: a bubblewrap (``bwrap``) sandbox around the program.
 
 Inside the sandbox an engine sees the system read-only (``/usr``, ``/etc`` and the ``/bin`` and
-``/lib`` links), its own program folder and its interpreter as the operator's side resolves it
-(harness/programs.py: nothing in a student's folder chooses a bind), read-only (the project's own
-programs, known by identity: also the project and the n = 3 tables), a fresh ``/proc`` of its own PID namespace, a minimal
-``/dev``, and two private size-capped tmpfs folders: the working directory (also ``$HOME``) and
-``/tmp``. Nothing else of the host: no network, no results folder, no cache, no home, no other
+``/lib`` links), its own program folder and its interpreter as the operator's side resolves it,
+read-only (harness/programs.py: nothing in a student's folder chooses a bind; the project's own
+programs, known by identity, also see the project and the n = 3 tables), a fresh ``/proc`` of its
+own PID namespace, a minimal ``/dev``, and two private size-capped tmpfs folders: the working
+directory (also ``$HOME``) and ``/tmp``. Nothing else of the host: no network, no results folder, no cache, no home, no other
 engine's files, and an environment built from an allow-list instead of the harness's own.
 
 Every limit is applied by ``prlimit`` just before the engine's program starts, so its children
