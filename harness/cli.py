@@ -295,6 +295,7 @@ def match(
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
     from harness.engines import EngineSpec, resolve_engine
     from harness.match import play_game, score_for_x
+    from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
 
     def prepare() -> tuple[GameSettings, str, EngineSpec, EngineSpec]:
@@ -307,7 +308,9 @@ def match(
             raise UsageError(f"invalid --games {games}: play at least one game")
         if games > MAX_GAMES:
             raise UsageError(f"invalid --games {games}: at most {MAX_GAMES} games")
-        return settings, board_size, resolve_engine(engine_x), resolve_engine(engine_o)
+        first, second = resolve_engine(engine_x), resolve_engine(engine_o)
+        check_layout([first, second])
+        return settings, board_size, first, second
 
     settings, board_size, first, second = _guard(prepare)
     starts = _guard(lambda: _match_starts(settings, board_size, n is not None or size is not None, start, start_file,
@@ -654,6 +657,7 @@ def sprt(
     from harness import sprt_run
     from harness.config import MAX_CONCURRENCY
     from harness.engines import resolve_engine
+    from harness.programs import check_layout
     from harness.settings import settings_from_flags
 
     def prepare() -> sprt_run.SprtPlan:
@@ -670,8 +674,10 @@ def sprt(
             raise UsageError(f"invalid --concurrency {concurrency}: give 1 to {MAX_CONCURRENCY}")
         if openings is not None and not openings.is_file():
             raise UsageError(f"invalid --openings {openings}: no such file")
+        first, second = resolve_engine(engine_a), resolve_engine(engine_b)
+        check_layout([first, second])
         return sprt_run.plan(
-            resolve_engine(engine_a), resolve_engine(engine_b), settings, board_size, elo0=elo0, elo1=elo1,
+            first, second, settings, board_size, elo0=elo0, elo1=elo1,
             alpha=alpha, beta=beta, max_pairs=max_pairs, openings_file=openings, seed=seed, plies=opening_plies,
             concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
 
@@ -716,6 +722,7 @@ def play(
     """Play a game against an engine in the terminal; the finished game is stored like any other."""
     from harness.engines import EngineSpec, resolve_engine
     from harness.play import play as play_game_with_a_person
+    from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
     from harness.store import check_database_file
     from harness.terminal import use_colour
@@ -729,7 +736,9 @@ def play(
         if human not in ("x", "o"):
             raise UsageError(f"invalid --human {human!r}: use x (you move first) or o")
         check_database_file(db)
-        return settings, board_size, resolve_engine(engine)
+        opponent = resolve_engine(engine)
+        check_layout([opponent])
+        return settings, board_size, opponent
 
     settings, board_size, opponent = _guard(prepare)
     limits = settings.limits(sandbox=_use_sandbox(sandbox))
@@ -950,8 +959,9 @@ def validate(
 
     Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
     """
-    from harness.engines import command_engine, program_command
-    from harness.errors import EngineError
+    from harness.engines import command_engine, program_command, refuse_link
+    from harness.errors import EngineError, LayoutError
+    from harness.programs import check_layout
     from harness.validate import Settings
     from harness.validate import validate as run_validation
     from harness.validate_render import render_html, render_text
@@ -976,18 +986,23 @@ def validate(
                         file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)
-    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
     command = program_command(program)  # a path holding a quote or a space is the file itself
     path = Path(program)
     if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
+        _guard(lambda: refuse_link(program, program, os.path.join(os.getcwd(), program)))
         problem = (f"{path.resolve()} is not executable; run chmod +x {path}, or validate "
                    f"'python3 {program}' instead")
         engine, start_problem = None, problem
     else:
         try:
             engine, start_problem = command_engine(command, name=program), None
+        except LayoutError as error:  # a link, refused like a bad argument: nothing is run
+            raise _fail(str(error)) from None
         except EngineError as error:
             engine, start_problem = None, str(error)
+        if engine is not None:
+            _guard(lambda: check_layout([engine]))
+    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
 
     from tqdm import tqdm
 

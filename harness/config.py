@@ -26,6 +26,7 @@ from harness.errors import ConfigError, EngineError
 from harness.games.betsy import MAX_N
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
+from harness.programs import layout_problems
 from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.settings import MAX_PLIES, GameSettings
 from harness.text import is_text, read_bounded, without_values
@@ -481,6 +482,8 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     problems += size_problems
     specs, engine_problems = _engine_specs(list(model.engines), base)
     problems += engine_problems
+    if not engine_problems:  # every entry gave a spec: their indexes are the entries'
+        problems += [f"engines[{index}].command: {problem}" for index, problem in layout_problems(specs)]
     cluster: ClusterAddress | None = None
     if model.cluster is not None:
         try:

@@ -119,11 +119,12 @@ def test_relative_command_resolves_against_the_config_folder_not_the_cwd(
     (folder / "submissions").mkdir(parents=True)
     script = folder / "submissions" / "betsy.py"
     script.write_text("print('1 x')\n")
-    program = folder / "engine.sh"
+    (folder / "native").mkdir()
+    program = folder / "native" / "engine.sh"
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
     write(folder, "name: t\nengines:\n  - {name: student, command: python3 submissions/betsy.py}\n"
-                  "  - {name: native, command: ./engine.sh --fast}\n")
+                  "  - {name: native, command: ./native/engine.sh --fast}\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
