@@ -374,8 +374,13 @@ def solve_lines(lines: Iterable[str], width: int = 7, height: int = 6) -> Iterat
         fields = line.split()
         if not fields:
             continue
+        # A problem is said without the line's text: the file may not be a file of positions.
         if len(fields) > 2:
-            raise PositionError(f"line {number}: expected 'POSITION [SCORE]', got {line.strip()!r}")
+            raise PositionError(f"line {number}: expected 'POSITION [SCORE]', got {len(fields)} words")
+        bad = next((index for index, char in enumerate(fields[0]) if not "0" <= char <= "9"), None)
+        if bad is not None:
+            raise PositionError(f"line {number}: character {bad + 1} of the position is not a column digit "
+                                f"(moves are column digits 1..{min(width, 9)})")
         try:
             state = parse_moves(fields[0], width, height)
         except PositionError as error:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, BinaryIO, Optional, TypeVar
+from typing import Annotated, BinaryIO, Optional, TextIO, TypeVar
 
 import typer
 
@@ -22,6 +23,7 @@ from harness.errors import HarnessError, StoreError, UsageError
 from harness.games.errors import PositionError
 from harness.games.registry import PLAYERS, move_list
 from harness.sandbox import SandboxMode
+from harness.text import visible
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,8 +55,19 @@ def _root() -> None:
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"arena: error: {' '.join(message.splitlines())}", err=True)
+    typer.echo(f"arena: error: {_one_line(message)}", err=True)
     return typer.Exit(2)
+
+
+def _one_line(message: str) -> str:
+    """A message as one line, whatever it quotes shown safely (harness.text.visible)."""
+    return visible(" ".join(message.splitlines()))
+
+
+def _echo(text: str = "", err: bool = False, nl: bool = True, lines: bool = False) -> None:
+    """Print one line, what it holds from programs, configs and files shown safely: controls and
+    escape sequences as visible text; with ``lines``, a text of several lines (its newlines stay)."""
+    typer.echo(visible(text, lines=lines), err=err, nl=nl)
 
 
 def _guard(action: Callable[[], T]) -> T:
@@ -145,7 +158,7 @@ MaxProcessesOption = Annotated[int, typer.Option(
 
 
 def _warn(message: str) -> None:
-    typer.echo(f"arena: warning: {message}", err=True)
+    typer.echo(f"arena: warning: {_one_line(message)}", err=True)
 
 
 def _use_sandbox(mode: SandboxMode, warn: bool = True) -> bool:
@@ -162,11 +175,11 @@ def _use_sandbox(mode: SandboxMode, warn: bool = True) -> bool:
 def _print_move(record: GameRecord, move: MoveRecord, position: Any) -> None:
     rules = _rules(record.game)
     seconds = f"{move.seconds:.2f} s"
-    typer.echo(f"{move.ply:>4}. {move.player} {move.engine}: {rules.describe_move(move.move or 0)} ({seconds})")
+    _echo(f"{move.ply:>4}. {move.player} {move.engine}: {rules.describe_move(move.move or 0)} ({seconds})")
     for warning in move.warnings:
-        typer.echo(f"      warning: {warning}")
+        _echo(f"      warning: {warning}")
     for row in rules.render(position, move.move).splitlines():
-        typer.echo("        " + row)
+        _echo("        " + row)
 
 
 def _size_refused(option: str, value: str | int, error: PositionError) -> UsageError:
@@ -282,6 +295,7 @@ def match(
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
     from harness.engines import EngineSpec, resolve_engine
     from harness.match import play_game, score_for_x
+    from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
 
     def prepare() -> tuple[GameSettings, str, EngineSpec, EngineSpec]:
@@ -294,7 +308,9 @@ def match(
             raise UsageError(f"invalid --games {games}: play at least one game")
         if games > MAX_GAMES:
             raise UsageError(f"invalid --games {games}: at most {MAX_GAMES} games")
-        return settings, board_size, resolve_engine(engine_x), resolve_engine(engine_o)
+        first, second = resolve_engine(engine_x), resolve_engine(engine_o)
+        check_layout([first, second])
+        return settings, board_size, first, second
 
     settings, board_size, first, second = _guard(prepare)
     starts = _guard(lambda: _match_starts(settings, board_size, n is not None or size is not None, start, start_file,
@@ -308,7 +324,7 @@ def match(
         x, o = (second, first) if swap else (first, second)
         if not as_json:
             shown = starts[(index // 2) % len(starts)].size_text if starts else board_size
-            typer.echo(f"game {index + 1}: {x.name} (x) vs {o.name} (o), {rules.title} "
+            _echo(f"game {index + 1}: {x.name} (x) vs {o.name} (o), {rules.title} "
                        f"{rules.size_phrase(shown)}, {settings.time:g} s per move")
         opening = starts[(index // 2) % len(starts)] if starts else None
         record = play_game(x, o, settings, board_size, start=opening, limits=limits,
@@ -319,14 +335,12 @@ def match(
         if as_json:
             typer.echo(json.dumps(record.to_json()))
         else:
-            typer.echo(f"result: {record.result} ({record.reason})")
-            if record.fault is not None and (record.fault.stdout_tail or record.fault.stderr_tail):
-                for line in record.fault.stdout_tail[-5:]:
-                    typer.echo(f"  stdout| {line}")
-                for line in record.fault.stderr_tail.splitlines()[-5:]:
-                    typer.echo(f"  stderr| {line}")
+            _echo(f"result: {record.result} ({record.reason})")
+            if record.fault is not None:
+                for line in record.fault.evidence_lines():
+                    _echo(line)
     if not as_json and games > 1:
-        typer.echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")
+        _echo(f"score: {first.name} {scores[0]:g} - {scores[1]:g} {second.name}")
 
 
 @app.command()
@@ -363,7 +377,7 @@ def solve(
         except OSError as error:
             raise UsageError(f"cannot read {positions}: {error.strerror or error}") from None
         try:
-            for line in solve_lines(source, width, height):
+            for line in solve_lines(_bounded_lines(source, str(positions or "standard input")), width, height):
                 typer.echo(line)
         except UnicodeDecodeError:
             raise UsageError(f"{positions or 'standard input'} is not text; give positions like 4453 one per line") from None
@@ -374,12 +388,30 @@ def solve(
     _guard(run)
 
 
+MAX_LINE = 4096
+"""Longest line `arena solve` reads (a position has at most 81 moves)."""
+
+
+def _bounded_lines(source: TextIO, where: str) -> Iterator[str]:
+    """The lines of a text stream, each read only up to MAX_LINE characters: a longer one (a file
+    that is not one of positions, /dev/zero) is refused in one line."""
+    for number in itertools.count(1):
+        line = source.readline(MAX_LINE + 2)
+        if not line:
+            return
+        if len(line.rstrip("\r\n")) > MAX_LINE:
+            raise UsageError(f"{where} line {number}: longer than {MAX_LINE:,} characters; give one position per line")
+        yield line
+
+
 def _setup_logging(log_path: Path, verbose: bool) -> None:
     """Log to a file beside the results, and to the console with -v; workers' logs go through the
     coordinator (multiprocessing-logging), so lines from parallel games never interleave."""
     import logging
 
     import multiprocessing_logging
+
+    from harness.text import VisibleFormatter
 
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -391,13 +423,13 @@ def _setup_logging(log_path: Path, verbose: bool) -> None:
         ) from None
     root = logging.getLogger()
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    file_handler.setFormatter(VisibleFormatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     root.addHandler(file_handler)
     if verbose:
         from tqdm.contrib.logging import _TqdmLoggingHandler  # type: ignore[attr-defined]
 
         console = _TqdmLoggingHandler()
-        console.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        console.setFormatter(VisibleFormatter("%(levelname)s %(message)s"))
         root.addHandler(console)
     multiprocessing_logging.install_mp_handler()
 
@@ -438,13 +470,15 @@ def _print_report(db: Path, tournament: int | None, fmt: str, html: Path | None 
     if fmt == "json":
         typer.echo(json.dumps(to_json(report)))
     elif fmt == "csv":
-        typer.echo(to_csv(report), nl=False)
+        _echo(to_csv(report), nl=False, lines=True)
     else:
-        typer.echo(render_text(report))
+        _echo(render_text(report), lines=True)
         if pages is not None:
-            typer.echo(f"\nHTML report: {pages.index} (and {pages.game_pages} game pages)")
+            _echo()
+            _echo(f"HTML report: {pages.index} (and {pages.game_pages} game pages)")
         if tables:
-            typer.echo(f"\nCSV tables: {', '.join(str(path) for path in tables)}")
+            _echo()
+            _echo(f"CSV tables: {', '.join(str(path) for path in tables)}")
 
 
 def _parse_cluster(text: str) -> ClusterAddress:
@@ -502,13 +536,12 @@ def tournament(
         summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress, rounds=share,
                                                 on_warning=_warn))
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume",
-                   err=True)
+        _echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume", err=True)
         raise typer.Exit(130) from None
     scheduled = f"{summary.scheduled} scheduled" + (f" in rounds {rounds_text(share)}" if share else "")
     failed = f", {summary.failed} failed (see the log)" if summary.failed else ""
-    typer.echo(f"{summary.played} games played now, {summary.already_done} already in {db_path}, {scheduled}{failed}")
-    typer.echo("")
+    _echo(f"{summary.played} games played now, {summary.already_done} already in {db_path}, {scheduled}{failed}")
+    _echo("")
     _guard(lambda: _print_report(db_path, summary.tournament, "text"))
 
 
@@ -573,8 +606,8 @@ def merge(
                     with _reading(source):
                         name = share.tournament_info(chosen)["name"]
                         tournament, added, already = merge_share(target, share, chosen)
-                    typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} "
-                               f"(#{tournament}), {already} already there")
+                    _echo(f"{source}: {added} games of tournament {name!r} added to {db} "
+                          f"(#{tournament}), {already} already there")
         finally:
             for _, share, _ in shares:
                 share.close()
@@ -626,6 +659,7 @@ def sprt(
     from harness import sprt_run
     from harness.config import MAX_CONCURRENCY
     from harness.engines import resolve_engine
+    from harness.programs import check_layout
     from harness.settings import settings_from_flags
 
     def prepare() -> sprt_run.SprtPlan:
@@ -642,8 +676,10 @@ def sprt(
             raise UsageError(f"invalid --concurrency {concurrency}: give 1 to {MAX_CONCURRENCY}")
         if openings is not None and not openings.is_file():
             raise UsageError(f"invalid --openings {openings}: no such file")
+        first, second = resolve_engine(engine_a), resolve_engine(engine_b)
+        check_layout([first, second])
         return sprt_run.plan(
-            resolve_engine(engine_a), resolve_engine(engine_b), settings, board_size, elo0=elo0, elo1=elo1,
+            first, second, settings, board_size, elo0=elo0, elo1=elo1,
             alpha=alpha, beta=beta, max_pairs=max_pairs, openings_file=openings, seed=seed, plies=opening_plies,
             concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
 
@@ -654,15 +690,15 @@ def sprt(
     _guard(lambda: check_database_file(test.db))
     _guard(lambda: _setup_logging(test.db.with_suffix(".log"), False))  # as a tournament's, beside its games
     a, b = test.names
-    typer.echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
+    _echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
                f"{test.config.settings.rules.title} {test.config.settings.rules.size_phrase(test.config.sizes[0])}, "
                f"{time:g} s per move; games in {test.db}")
     try:
-        final = _guard(lambda: sprt_run.run(test, typer.echo, on_warning=_warn))
+        final = _guard(lambda: sprt_run.run(test, _echo, on_warning=_warn))
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume", err=True)
+        _echo(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume", err=True)
         raise typer.Exit(130) from None
-    typer.echo(sprt_run.verdict(test, final))
+    _echo(sprt_run.verdict(test, final))
 
 
 @app.command()
@@ -688,6 +724,7 @@ def play(
     """Play a game against an engine in the terminal; the finished game is stored like any other."""
     from harness.engines import EngineSpec, resolve_engine
     from harness.play import play as play_game_with_a_person
+    from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
     from harness.store import check_database_file
     from harness.terminal import use_colour
@@ -701,7 +738,9 @@ def play(
         if human not in ("x", "o"):
             raise UsageError(f"invalid --human {human!r}: use x (you move first) or o")
         check_database_file(db)
-        return settings, board_size, resolve_engine(engine)
+        opponent = resolve_engine(engine)
+        check_layout([opponent])
+        return settings, board_size, opponent
 
     settings, board_size, opponent = _guard(prepare)
     limits = settings.limits(sandbox=_use_sandbox(sandbox))
@@ -740,15 +779,15 @@ def games_list(
         if result is not None:
             rows = [row for row in rows if _result_matches(row.result, row.x, row.o, result, engine)]
         if not rows:
-            typer.echo("no games match")
+            _echo("no games match")
             return
         name_width = min(18, max(len(name) for row in rows for name in (row.x, row.o)))
         size_width = max(4, *(len(row.size) for row in rows))
         id_width = max(2, len(str(rows[-1].id)))
-        typer.echo(f"{'id':>{id_width}}  {'x':<{name_width}}  {'o':<{name_width}}  {'size':<{size_width}}  "
+        _echo(f"{'id':>{id_width}}  {'x':<{name_width}}  {'o':<{name_width}}  {'size':<{size_width}}  "
                    f"{'result':<7}  {'end':<14}  {'plies':>5}  key")
         for row in rows:
-            typer.echo(f"{row.id:>{id_width}}  {row.x[:name_width]:<{name_width}}  {row.o[:name_width]:<{name_width}}  "
+            _echo(f"{row.id:>{id_width}}  {row.x[:name_width]:<{name_width}}  {row.o[:name_width]:<{name_width}}  "
                        f"{row.size:<{size_width}}  {row.result:<7}  {row.termination:<14}  {row.plies:>5}  {row.key}")
 
     _guard(run)
@@ -784,16 +823,17 @@ def replay(
     steps = gamelog.frames(record)
     total = len(record.moves)
     if show_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        typer.echo(gamelog.heading(row, record))
+        _echo(gamelog.heading(row, record))
         for frame in steps:
-            typer.echo("")
-            typer.echo(gamelog.describe_frame(record, frame, total))
-        typer.echo(f"\nresult: {record.result} ({record.reason})")
+            _echo("")
+            _echo(gamelog.describe_frame(record, frame, total), lines=True)
+        _echo()
+        _echo(f"result: {record.result} ({record.reason})")
         return
     from harness.terminal import step_through
 
     pages = [gamelog.describe_frame(record, frame, total) for frame in steps]
-    step_through(gamelog.heading(row, record), pages, f"result: {record.result} ({record.reason})")
+    step_through(gamelog.heading(row, record), pages, visible(f"result: {record.result} ({record.reason})"))
 
 
 @app.command("export")
@@ -819,8 +859,8 @@ def export_games(
             rows = store.game_rows(tournament_id)
             for index, row in enumerate(rows):
                 if index:
-                    typer.echo("")
-                typer.echo(gamelog.game_sheet(row, store.game_record(row.id)))
+                    _echo("")
+                _echo(gamelog.game_sheet(row, store.game_record(row.id)), lines=True)
 
     _guard(run)
 
@@ -851,7 +891,7 @@ def import_games(
                         added, already = gamelog.import_records(store, handle, str(file))
                     except OSError as error:
                         raise UsageError(f"cannot read {file}: {error.strerror or error}") from None
-                    typer.echo(f"{file}: {added} games added to {db}, {already} already there")
+                    _echo(f"{file}: {added} games added to {db}, {already} already there")
         finally:
             for _, handle in opened:
                 handle.close()
@@ -930,8 +970,9 @@ def validate(
 
     Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
     """
-    from harness.engines import command_engine
-    from harness.errors import EngineError
+    from harness.engines import command_engine, program_command, refuse_link
+    from harness.errors import EngineError, LayoutError
+    from harness.programs import check_layout
     from harness.validate import Settings
     from harness.validate import validate as run_validation
     from harness.validate_render import render_html, render_text
@@ -956,18 +997,23 @@ def validate(
                         file_bytes=max_file_mb << 20, processes=max_processes)
 
     settings = _guard(prepare)
-    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
-    command = program
+    command = program_command(program)  # a path holding a quote or a space is the file itself
     path = Path(program)
     if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
+        _guard(lambda: refuse_link(program, program, os.path.join(os.getcwd(), program)))
         problem = (f"{path.resolve()} is not executable; run chmod +x {path}, or validate "
                    f"'python3 {program}' instead")
         engine, start_problem = None, problem
     else:
         try:
-            engine, start_problem = command_engine(command), None
+            engine, start_problem = command_engine(command, name=program), None
+        except LayoutError as error:  # a link, refused like a bad argument: nothing is run
+            raise _fail(str(error)) from None
         except EngineError as error:
             engine, start_problem = None, str(error)
+        if engine is not None:
+            _guard(lambda: check_layout([engine]))
+    settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
 
     from tqdm import tqdm
 
@@ -994,9 +1040,10 @@ def validate(
     if as_json:
         typer.echo(json.dumps(report.to_json()))
     else:
-        typer.echo(render_text(report, verbose))
+        _echo(render_text(report, verbose), lines=True)
         if html is not None:
-            typer.echo(f"\nHTML report: {html}")
+            _echo()
+            _echo(f"HTML report: {html}")
     raise typer.Exit(0 if report.passed else 1)
 
 
@@ -1012,7 +1059,7 @@ def _check_output_file(path: Path, option: str) -> None:
 
 def _write_output_file(path: Path, option: str, text: str) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")  # a file name that is not UTF-8
     except OSError as error:
         raise UsageError(f"cannot write {option} {path}: {error.strerror or error}") from None
 
@@ -1066,21 +1113,21 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(error.format_message())
         status = 2
     except click_exceptions.UsageError as error:
-        typer.echo(f"arena: error: {_usage_line(error, args)}", err=True)
+        typer.echo(f"arena: error: {_one_line(_usage_line(error, args))}", err=True)
         status = 2
     except click_exceptions.ClickException as error:
-        typer.echo(f"arena: error: {' '.join(error.format_message().split())}", err=True)
+        typer.echo(f"arena: error: {visible(' '.join(error.format_message().split()))}", err=True)
         status = 2
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("arena: interrupted", err=True)
         status = 130
     except (HarnessError, PositionError) as error:
-        typer.echo(f"arena: error: {' '.join(str(error).splitlines())}", err=True)
+        typer.echo(f"arena: error: {_one_line(str(error))}", err=True)
         status = 2
     except Exception as error:  # a bug: still one line, with the way to see the traceback
         if os.environ.get("ARENA_TRACEBACK"):
             raise
-        typer.echo(f"arena: internal error: {type(error).__name__}: {' '.join(str(error).split())} "
+        typer.echo(f"arena: internal error: {type(error).__name__}: {visible(' '.join(str(error).split()))} "
                    f"(rerun with ARENA_TRACEBACK=1 for the traceback, and please report it)", err=True)
         status = 1
     sys.exit(status if isinstance(status, int) else 0)

@@ -26,8 +26,10 @@ from harness.errors import ConfigError, EngineError
 from harness.games.betsy import MAX_N
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
+from harness.programs import layout_problems
 from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.settings import MAX_PLIES, GameSettings
+from harness.text import is_text, read_bounded, without_values
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
@@ -38,6 +40,15 @@ MAX_ROUNDS = 10_000
 larger values only make the schedule or an opening take forever to build."""
 MAX_OPENING_PLIES = 1_000
 MAX_CONCURRENCY = 256
+MAX_CONFIG_BYTES = 1 << 20
+"""A config larger than this (1 MiB) is refused before it is parsed."""
+MAX_YAML_VALUES = 100_000
+"""Most values (scalars, lists, mappings) a config may hold, an alias counted as everything it
+stands for at each use: anchors and aliases keep working, an alias bomb is refused before it grows."""
+MAX_YAML_DEPTH = 64
+"""Most levels of lists and mappings nested in a config."""
+MAX_OPENINGS_BYTES = 4 << 20
+"""An openings file larger than this (4 MiB) is refused before it is read."""
 
 
 class _Strict(pydantic.BaseModel):
@@ -269,6 +280,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
     seen: set[object] = set()
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # ``<<: *defaults``: merged by construct_mapping
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, (str, int, float, bool)) and key in seen:
             raise yaml.constructor.ConstructorError(
@@ -283,6 +296,60 @@ _UniqueKeyLoader.add_constructor(
 )
 
 
+class _TooLarge(Exception):
+    """A YAML document whose aliases expand past MAX_YAML_VALUES, nest past MAX_YAML_DEPTH, or
+    refer to themselves."""
+
+
+class _BoundedLoader(_UniqueKeyLoader):
+    """The config's loader: a key given twice is refused, and so is a document too large once its
+    aliases are expanded, checked on the composed nodes before any value is built."""
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            _check_expansion(node)
+        return node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Raise _TooLarge if ``root`` expands (aliases counted at each use) to more than
+    MAX_YAML_VALUES values, nests deeper than MAX_YAML_DEPTH, or holds itself. Linear in the number
+    of distinct nodes: each node's expanded size is counted once."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_YAML_VALUES:
+                raise _TooLarge(f"it expands to more than {MAX_YAML_VALUES:,} values (an alias counts as all "
+                                f"it stands for, at each use); write a smaller config, with fewer aliases")
+            continue
+        if key in sizes:
+            continue
+        if depth > MAX_YAML_DEPTH:
+            raise _TooLarge(f"lists and mappings nested more than {MAX_YAML_DEPTH} deep; write a flatter config")
+        open_nodes.add(key)
+        stack.append((node, depth, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                raise _TooLarge("an alias refers to a value that holds it; write the value out")
+            if id(child) not in sizes:
+                stack.append((child, depth + 1, False))
+
+
 def _fail(path: Path, problems: list[str]) -> ConfigError:
     if len(problems) == 1:
         return ConfigError(f"{path}: {problems[0]}")
@@ -292,19 +359,22 @@ def _fail(path: Path, problems: list[str]) -> ConfigError:
 def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
     """Read and check a tournament config; raises ConfigError naming every problem."""
     file = Path(path)
+    if not is_text(str(file)):  # the results database records the config's path
+        raise ConfigError(f"{str(file)!r}: the path is not UTF-8 text; rename the file or folder")
+    text = read_bounded(file, MAX_CONFIG_BYTES, "a config")
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{file}: config file not found; check the path") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{file}: cannot read the config: {error}") from None
-    try:
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        raw = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{file}: not valid YAML{where}: {problem}") from None
+    except _TooLarge as error:
+        raise ConfigError(f"{file}: refused: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{file}: refused: lists and mappings nested too deep; write a flatter config") from None
+    except ValueError as error:  # a value YAML reads but Python refuses, e.g. an int of 5,000 digits
+        raise ConfigError(f"{file}: a value cannot be read ({' '.join(str(error).split())[:120]})") from None
     if raw is None:
         raise ConfigError(f"{file}: the file is empty; expected a mapping of keys (name:, engines:, ...)")
     if not isinstance(raw, dict):
@@ -412,6 +482,8 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     problems += size_problems
     specs, engine_problems = _engine_specs(list(model.engines), base)
     problems += engine_problems
+    if not engine_problems:  # every entry gave a spec: their indexes are the entries'
+        problems += [f"engines[{index}].command: {problem}" for index, problem in layout_problems(specs)]
     cluster: ClusterAddress | None = None
     if model.cluster is not None:
         try:
@@ -478,22 +550,21 @@ def _sizes(model: _Tournament, game: Game) -> tuple[tuple[str, ...], list[str]]:
 def read_openings(path: Path, game: Game | None = None) -> dict[str, tuple[Opening, ...]]:
     """Start positions, one per line as ``SIZE PLAYER BOARD`` (``#`` starts a comment)."""
     rules = game if game is not None else get_game("betsy")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    lines = read_bounded(path, MAX_OPENINGS_BYTES, "an openings").splitlines()
     found: dict[str, list[Opening]] = {}
+    # A problem is said with the line's number, never its text: the file may not be an openings file.
     for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
         parts = text.split()
         if len(parts) != 3:
-            raise ConfigError(f"{path} line {number}: expected '{rules.size_metavar} PLAYER BOARD', got {text!r}")
+            raise ConfigError(f"{path} line {number}: expected '{rules.size_metavar} PLAYER BOARD', "
+                              f"got {len(parts)} word{'s' if len(parts) != 1 else ''}")
         try:
             position = rules.position(parts[0], parts[1], parts[2])
         except PositionError as error:
-            raise ConfigError(f"{path} line {number}: {error}") from None
+            raise ConfigError(f"{path} line {number}: {without_values(str(error))}") from None
         if position.winner() is not None or rules.end_reason(position) is not None:
             raise ConfigError(f"{path} line {number}: the game is already over in this position")
         found.setdefault(position.size_text, []).append(Opening(position.board(), position.player))

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import EngineError
+from harness.errors import EngineError, LayoutError
 
 ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
 
@@ -98,13 +98,32 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
     if not tokens:
         raise EngineError(f"engine {label!r}: empty command; give a program, e.g. python3 betsy.py")
 
-    def local(token: str) -> Path:
-        return (base / os.path.expanduser(token)).resolve()
+    def written(token: str) -> str:
+        return os.path.join(base, os.path.expanduser(token))
+
+    def program(token: str) -> Path:
+        path = written(token)
+        refuse_link(label, token, path)
+        return Path(path).resolve()  # neither the file nor its folder is a link: resolves the folders above
+
+    def argument(token: str) -> str:
+        # Folders resolved, the last name kept: a link in a student's folder is not followed out of it.
+        path = written(token).rstrip("/") or "/"
+        if os.path.basename(path) in (".", ".."):
+            return os.path.realpath(path)
+        return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
     program_path: Path | None = None
     head = tokens[0]
     if os.path.basename(head) in _PYTHONS or (os.sep not in head and head.startswith("python")):
-        interpreter = sys.executable if head in _PYTHONS else shutil.which(head)
+        if os.sep in head:  # a path: from the config's folder, like any other (the engine runs elsewhere)
+            given = argument(head)
+            interpreter: str | None = given if os.path.isfile(given) and os.access(given, os.X_OK) else None
+            if interpreter is None:
+                raise EngineError(f"engine {label!r}: interpreter {head!r} not found (looked for {given})")
+            tokens[0] = interpreter
+        else:
+            interpreter = sys.executable if head in _PYTHONS else shutil.which(head)
         if interpreter is None:
             raise EngineError(f"engine {label!r}: interpreter {head!r} not found on PATH")
         script_index = next((i for i, t in enumerate(tokens[1:], 1) if not t.startswith("-")), None)
@@ -112,7 +131,7 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
             raise EngineError(
                 f"engine {label!r}: {head} needs a script to run, e.g. {head} betsy.py"
             )
-        script = local(tokens[script_index])
+        script = program(tokens[script_index])
         if not script.is_file():
             raise EngineError(
                 f"engine {label!r}: script {tokens[script_index]!r} not found (looked for {script}); "
@@ -121,7 +140,7 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
         tokens[script_index] = str(script)
         program_path = script
     elif os.sep in head or head.startswith("."):
-        path = local(head)
+        path = program(head)
         if not path.is_file():
             raise EngineError(
                 f"engine {label!r}: program {head!r} not found (looked for {path}); check the path "
@@ -145,14 +164,61 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
     for i in range(1, len(tokens)):
         token = tokens[i]
         if not token.startswith("-") and not os.path.isabs(token) and (base / token).exists():
-            tokens[i] = str(local(token))  # the engine runs in a scratch directory
+            tokens[i] = argument(token)  # the engine runs in a scratch directory
+    from harness.text import is_text
+
+    for token in tokens:
+        if not is_text(token):  # a file name of bytes that are not UTF-8: no database or report can hold it
+            raise EngineError(f"engine {label!r}: {token!r} is not UTF-8 text; rename the file or folder")
     return EngineSpec(label, tuple(tokens), str(program_path), (), None)
 
 
+def program_command(text: str, base_dir: Path | None = None) -> str:
+    """``text`` as a command: itself, or quoted when it names an existing file that the shell's
+    word splitting would break (a quote, a space or a backslash in the path)."""
+    try:
+        whole = shlex.split(text) == [text]
+    except ValueError:
+        whole = False
+    if not whole and ((base_dir or Path.cwd()) / text).is_file():
+        return shlex.quote(text)
+    return text
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a command as the shell splits them; the whole text as one word when it cannot
+    be split (an unclosed quote)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return [command]
+
+
+def refuse_link(label: str, given: str, path: str) -> None:
+    """Raise LayoutError when the program file ``path`` (``given`` as written), or the folder holding
+    it, is a symbolic link: it would run another file (another student's, or one of the project's
+    own) under this engine's name."""
+    if os.path.islink(path):
+        raise LayoutError(f"engine {label!r}: {given} is a link to {os.path.realpath(path)}; submit the file itself")
+    folder = os.path.dirname(path)
+    if os.path.islink(folder):
+        raise LayoutError(f"engine {label!r}: {os.path.dirname(given)} (the folder of {given}) is a link to "
+                          f"{os.path.realpath(folder)}; submit the file itself, in a folder of its own")
+
+
 def resolve_engine(text: str, base_dir: Path | None = None) -> EngineSpec:
-    """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``)."""
+    """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``), which
+    names the engine: printable text only."""
     if text in BUILTINS:
         return builtin_engine(text)
+    from harness.text import name_problem
+
+    problem = name_problem(text)
+    if problem is not None:
+        raise EngineError(f"invalid engine {text!r}: it names the engine, and {problem}")
+    command = program_command(text, base_dir)
+    if command != text:
+        return command_engine(command, base_dir, name=text)
     if " " not in text.strip() and os.sep not in text and not text.startswith(".") and shutil.which(text) is None:
         raise EngineError(
             f"unknown engine {text!r}: use a built-in ({', '.join(builtin_names())}) or a command "

@@ -21,3 +21,7 @@ class UsageError(HarnessError, ValueError):
 
 class StoreError(HarnessError):
     """A results database path that cannot be used: the file is not an SQLite database."""
+
+
+class LayoutError(EngineError):
+    """Engine programs laid out so that one could read what it should not, or given as a link."""

@@ -25,6 +25,7 @@ from harness.match import GameRecord, MoveRecord
 from harness.protocol import Verdict
 from harness.records import Fields, record_from_data
 from harness.store import GameRow, Store
+from harness.text import visible
 from harness.verify import RecordRefused, shown
 
 EXTRA_KEYS = ("game_id", "key", "pair_key", "round", "finished_at", "tournament")
@@ -135,8 +136,10 @@ def _objects(file: BinaryIO, source: str) -> Iterator[tuple[int, dict[str, Any]]
         except (ValueError, RecursionError) as error:
             why = "nested too deeply" if isinstance(error, RecursionError) else str(error)
             raise UsageError(f"{source} line {number}: not JSON as 'arena export' writes it ({why})") from None
-        if not isinstance(data, dict):
-            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {shown(data)}")
+        if not isinstance(data, dict):  # its kind only: a line of another file is not shown
+            kind = ("true or false" if isinstance(data, bool) else "null" if data is None else "text"
+                    if isinstance(data, str) else "a number" if isinstance(data, (int, float)) else "a list")
+            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {kind}")
         yield number, data
 
 
@@ -179,17 +182,17 @@ def describe_frame(record: GameRecord, frame: Frame, total: int) -> str:
                 else f"forfeits: {move.verdict.value}{': ' + move.detail if move.detail else ''}")
         heading = f"ply {move.ply}/{total}: {move.player} ({names[move.player]}) {what} ({move.seconds:.2f} s)"
     last = frame.move.move if frame.move is not None and frame.move.verdict is Verdict.OK else None
-    lines = [heading, rules.render(frame.position, last)]
+    lines = [heading, *rules.render(frame.position, last).splitlines()]
     if frame.move is not None:
         lines += [f"warning: {warning}" for warning in frame.move.warnings]
-    return "\n".join(lines)
+    return _text(lines)
 
 
 def heading(row: GameRow | None, record: GameRecord) -> str:
     rules = get_game(record.game)
     where = f"game {row.id} ({row.key}, tournament {row.tournament_name!r}): " if row is not None else ""
-    return (f"{where}{record.x} (x) vs {record.o} (o), {rules.title} {rules.size_phrase(record.size)}, "
-            f"{record.time:g} s per move")
+    return visible(f"{where}{record.x} (x) vs {record.o} (o), {rules.title} {rules.size_phrase(record.size)}, "
+                   f"{record.time:g} s per move")
 
 
 def game_sheet(row: GameRow, record: GameRecord) -> str:
@@ -197,7 +200,7 @@ def game_sheet(row: GameRow, record: GameRecord) -> str:
     rules = get_game(record.game)
     lines = [heading(row, record), f"finished {row.finished_at}"]
     steps = frames(record)
-    lines.append(rules.render(steps[0].position))
+    lines += rules.render(steps[0].position).splitlines()
     for move in record.moves:
         if move.verdict is Verdict.OK and move.move is not None:
             lines.append(f"{move.ply:>4}. {move.player} {rules.describe_move(move.move):<20} {move.seconds:6.2f} s")
@@ -205,9 +208,14 @@ def game_sheet(row: GameRow, record: GameRecord) -> str:
             lines.append(f"{move.ply:>4}. {move.player} forfeits by {move.verdict.value}: {move.detail}")
         lines += [f"        warning: {warning}" for warning in move.warnings]
     final = steps[-1]
-    lines.append(rules.render(final.position, final.move.move if final.move is not None else None))
+    lines += rules.render(final.position, final.move.move if final.move is not None else None).splitlines()
     lines.append(f"result: {record.result} ({record.reason})")
     if record.fault is not None:
-        lines += [f"  stdout| {line}" for line in record.fault.stdout_tail[-5:]]
-        lines += [f"  stderr| {line}" for line in record.fault.stderr_tail.splitlines()[-5:]]
-    return "\n".join(lines)
+        lines += record.fault.evidence_lines()
+    return _text(lines)
+
+
+def _text(lines: list[str]) -> str:
+    """Lines for a terminal: whatever a program printed or a file claimed shown safely, each line
+    one line (harness.text.visible)."""
+    return "\n".join(visible(line) for line in lines)

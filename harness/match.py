@@ -71,6 +71,19 @@ class Fault:
     stderr_tail: str
     argv: tuple[str, ...]
 
+    def evidence_lines(self, count: int = 5) -> list[str]:
+        """The last ``count`` lines of its stdout and of its stderr, ``  stdout| ...`` and
+        ``  stderr| ...``, each line cut to a bounded excerpt (harness.text.excerpt) with what was cut."""
+        from harness.text import cut_note, excerpt
+
+        shown = []
+        for stream, lines in (("stdout", self.stdout_tail), ("stderr", self.stderr_tail.splitlines())):
+            kept, cut = excerpt(lines, count)
+            shown += [f"  {stream}| {line}" for line in kept]
+            if cut:
+                shown.append(f"  {stream}| {cut_note(cut)}")
+        return shown
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Fault:
         """The fault from its JSON form (as stored, and as ``to_json`` writes it)."""

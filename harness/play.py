@@ -24,6 +24,7 @@ from harness.protocol import Verdict
 from harness.referee import Limits, ask
 from harness.settings import GameSettings
 from harness.store import Store, file_sha256
+from harness.text import visible
 
 HUMAN = "human"
 """The person's name in stored games."""
@@ -79,7 +80,7 @@ def play(settings: GameSettings, size: str, engine: EngineSpec, human: str, limi
                                                round(call.seconds, 4), call.warnings, call.detail))
                 finish(record, human, Termination.FORFEIT,
                        f"{human} wins: {player} ({engine.name}) forfeits by {call.verdict.value}: {call.detail}")
-                say(f"{engine.name} forfeits ({call.verdict.value}: {call.detail}).")
+                say(visible(f"{engine.name} forfeits ({call.verdict.value}: {call.detail})."))
                 break
             say(f"{engine.name} plays {call.move}: {rules.describe_move(call.move)} ({call.seconds:.2f} s)")
             _apply(session, call.move, call.seconds, engine.name, call.warnings)
@@ -184,11 +185,12 @@ def _verdict(session: Session) -> str:
     record = session.record
     if record.termination is Termination.FULL_BOARD and record.game == "connect4":
         return "Tie game!"
+    reason = visible(record.reason)  # a forfeit's reason quotes what the engine printed
     if record.winner is None:
-        return f"Draw: {record.reason.removeprefix('draw: ')}."
+        return f"Draw: {reason.removeprefix('draw: ')}."
     if record.winner == session.human:
-        return f"You win! ({record.reason})"
-    return f"{session.engine.name} wins. ({record.reason})"
+        return f"You win! ({reason})"
+    return f"{session.engine.name} wins. ({reason})"
 
 
 def store_game(db: Path, session: Session) -> int | None:

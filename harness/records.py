@@ -20,6 +20,7 @@ from harness.games.registry import GAMES, PLAYERS, RuleOptions
 from harness.match import Fault, GameRecord, MoveRecord, Termination
 from harness.protocol import MAX_SECONDS, CallWarning, Verdict, WarningKind
 from harness.settings import MAX_PLIES
+from harness.text import name_problem
 from harness.verify import RESULTS, RecordRefused, shown
 
 MAX_WHOLE = (1 << 63) - 1
@@ -35,8 +36,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def is_name(value: object) -> bool:
-    """Whether ``value`` can name an engine or a tournament: printable text, not empty."""
-    return isinstance(value, str) and value != "" and value.isprintable()
+    """Whether ``value`` can name an engine or a tournament (harness.text.name_problem)."""
+    return isinstance(value, str) and name_problem(value) is None
 
 
 class Fields:
@@ -81,9 +82,12 @@ class Fields:
 
     def name(self, key: str) -> str:
         found = self.get(key)
-        if not is_name(found):
-            raise self.refuse(key, "a name of printable characters", found)
-        return str(found)
+        if not isinstance(found, str):
+            raise self.refuse(key, "a name (text)", found)
+        problem = name_problem(found)
+        if problem is not None:
+            raise RecordRefused(f"{self.where(key)} {shown(found)}: {problem}")
+        return found
 
     def choice(self, key: str, choices: Sequence[str | None]) -> Any:
         found = self.get(key)

@@ -18,6 +18,7 @@ from harness.match import Standing, score_for_x
 from harness.protocol import Verdict
 from harness.ratings import GameResult, PairedEstimate, elo_ratings, los_matrix, paired_estimate, pentanomial
 from harness.store import Store, damaged
+from harness.text import csv_cell, visible
 from harness.verify import shown
 
 FAULT_VERDICTS = [v.value for v in Verdict if v is not Verdict.OK]
@@ -366,7 +367,7 @@ def render_text(report: Report) -> str:
         median, p90 = (row.move_quantiles[3], row.move_quantiles[5]) if row.move_quantiles else (0.0, 0.0)
         lines.append(f"{row.name:<{width}}  {row.moves:>6}  {row.mean_move_seconds:>7.3f}  {median:>8.3f}  "
                      f"{p90:>6.3f}  {row.max_move_seconds:>6.3f}")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)  # names and config values, shown safely
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -412,7 +413,7 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)  # no cell runs as a formula
     return buffer.getvalue()
 
 

@@ -1,10 +1,11 @@
 """How one engine call is confined: a bubblewrap (``bwrap``) sandbox around the program.
 
 Inside the sandbox an engine sees the system read-only (``/usr``, ``/etc`` and the ``/bin`` and
-``/lib`` links), its own program folder and the interpreter its command names read-only (a built-in
-engine: the project and the n = 3 tables), a fresh ``/proc`` of its own PID namespace, a minimal
-``/dev``, and two private size-capped tmpfs folders: the working directory (also ``$HOME``) and
-``/tmp``. Nothing else of the host: no network, no results folder, no cache, no home, no other
+``/lib`` links), its own program folder and its interpreter as the operator's side resolves it,
+read-only (harness/programs.py: nothing in a student's folder chooses a bind; the project's own
+programs, known by identity, also see the project and the n = 3 tables), a fresh ``/proc`` of its
+own PID namespace, a minimal ``/dev``, and two private size-capped tmpfs folders: the working
+directory (also ``$HOME``) and ``/tmp``. Nothing else of the host: no network, no results folder, no cache, no home, no other
 engine's files, and an environment built from an allow-list instead of the harness's own.
 
 Every limit is applied by ``prlimit`` just before the engine's program starts, so its children
@@ -34,12 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.programs import (
+    PROJECT_DIR, SYSTEM_DIRS, SYSTEM_LINKS, Program, inside, interpreter_of, is_operators_interpreter, is_python,
+    is_system, program_of,
+)
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
 SCRATCH = "/sandbox"
 """The engine's working directory and $HOME inside the sandbox."""
-SYSTEM_DIRS = ("/usr", "/etc")
-SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _ENV_PASSED = ("LANG", "LANGUAGE", "TZ")
 """Host variables passed through (besides every LC_*): the locale and time zone, nothing else."""
@@ -98,10 +100,6 @@ class Plan:
     """(readable copy, original path): root only, for program folders only the owner could read."""
 
 
-def _is_system(path: str) -> bool:
-    return any(path == top or path.startswith(top + "/") for top in (*SYSTEM_DIRS, *SYSTEM_LINKS))
-
-
 def _python_prefixes(interpreter: str) -> list[str]:
     """Folders a Python interpreter needs: its venv (if any), and the installation it runs on."""
     found: list[str] = []
@@ -124,22 +122,6 @@ def _python_prefixes(interpreter: str) -> list[str]:
     return found
 
 
-def _is_python(path: str) -> bool:
-    return os.path.basename(path).startswith(("python", "pypy"))
-
-
-def _shebang(path: str) -> list[str]:
-    """The interpreter line of a script (``["/usr/bin/env", "python3"]``), or [] for a binary."""
-    try:
-        with open(path, "rb") as file:
-            head = file.read(256)
-    except OSError:
-        return []
-    if not head.startswith(b"#!"):
-        return []
-    return head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-
-
 @functools.lru_cache(maxsize=1)
 def _real_python_of_shim(shim: str) -> str | None:
     """The interpreter behind a version-manager shim (pyenv, asdf), asked once."""
@@ -152,85 +134,81 @@ def _real_python_of_shim(shim: str) -> str | None:
     return path if done.returncode == 0 and os.path.isabs(path) else None
 
 
-def _interpreter_dirs(program: str) -> tuple[list[str], list[str]]:
-    """(paths to bind, folders for $PATH) for the interpreter a program runs on."""
-    binds: list[str] = []
-    path_dirs: list[str] = []
+def _interpreters(program: Program) -> tuple[list[str], list[str]]:
+    """(interpreters, folders for $PATH) a command runs on, from the operator's side only: a Python
+    head, or the ``#!`` interpreter of a directly executed program (``env NAME``: NAME on the
+    harness's $PATH). One inside the student's folder is not one: it adds nothing."""
     candidates: list[str] = []
-    if _is_python(program):
-        candidates.append(program)
-    line = _shebang(program)
-    if line:
-        target = line[0]
-        if os.path.basename(target) == "env":
-            names = [token for token in line[1:] if not token.startswith("-")]
-            found = shutil.which(names[0]) if names else None
-            if found is not None:
-                if "shims" in Path(found).parts:
-                    found = _real_python_of_shim(found) if _is_python(found) else None
-                if found is not None:
-                    candidates.append(found)
-                    path_dirs.append(os.path.dirname(found))
-        else:
-            candidates.append(target)
-    for interpreter in candidates:
-        if _is_python(interpreter):
-            binds += _python_prefixes(interpreter)
-        else:
-            binds.append(os.path.dirname(os.path.realpath(interpreter)))
-        if _is_python(interpreter) and not _is_system(interpreter):
-            path_dirs.append(os.path.dirname(os.path.abspath(interpreter)))
-    return binds, path_dirs
+    path_dirs: list[str] = []
+    if is_python(program.head) and os.path.isabs(program.head):
+        candidates.append(program.head)
+    named = interpreter_of(program)
+    if named is not None and named.interpreter is not None and is_operators_interpreter(named.interpreter):
+        found = named.interpreter
+        if named.via_env:  # NAME's folder goes on $PATH too
+            if "shims" in Path(found).parts:
+                found = (_real_python_of_shim(found) or "") if is_python(found) else ""
+            if found:
+                path_dirs.append(os.path.dirname(found))
+        if found:
+            candidates.append(found)
+    kept = [path for path in candidates if os.path.isabs(path) and not program.holds(path)
+            and not program.holds(os.path.realpath(path))]
+    path_dirs = [folder for folder in path_dirs if not program.holds(folder)]
+    path_dirs += [os.path.dirname(os.path.abspath(path)) for path in kept if is_python(path) and not is_system(path)]
+    return kept, path_dirs
 
 
-def _is_own_program(path: str | None) -> bool:
-    """Whether ``path`` is one of the project's own programs (built-in engines, scripts/betsy.py,
-    the console scripts in its venv): they import the project and read the tables. The fakes
-    under tests/ are run like students' programs."""
-    if path is None or not os.path.isabs(path):
-        return False
-    real = Path(path).resolve()
-    return real.is_relative_to(PROJECT_DIR) and not real.is_relative_to(PROJECT_DIR / "tests")
+def _interpreter_binds(program: Program, interpreters: Sequence[str]) -> list[str]:
+    """Folders the interpreters need, without any that would show a student more than its own folder:
+    one that holds a program folder (its neighbours), the project or the operator's home."""
+    binds: list[str] = []
+    for interpreter in interpreters:
+        binds += _python_prefixes(interpreter) if is_python(interpreter) else [
+            os.path.dirname(os.path.realpath(interpreter))]
+    if program.own:
+        return binds
+    guarded = [*program.real_folders, PROJECT_DIR, os.path.realpath(os.path.expanduser("~"))]
+    return [path for path in binds if not program.holds(path) and not any(
+        inside(folder, os.path.normpath(path)) or inside(folder, os.path.realpath(path)) for folder in guarded)]
 
 
 @functools.lru_cache(maxsize=256)
 def plan_for(command: tuple[str, ...]) -> Plan:
-    """The paths and variables an engine command needs (its argv before ``N PLAYER BOARD SECONDS``)."""
-    binds: list[str] = []
-    path_dirs: list[str] = []
-    interpreters: list[str] = []
-    env: list[tuple[str, str]] = []
-    if command:
-        program = command[0] if os.path.isabs(command[0]) else (shutil.which(command[0]) or command[0])
-        if os.path.isabs(program):
-            if os.path.exists(program):
-                binds.append(os.path.dirname(os.path.realpath(program)))
-                if os.path.dirname(program) != os.path.dirname(os.path.realpath(program)):
-                    binds.append(os.path.dirname(program))
-            interpreters, dirs = _interpreter_dirs(program)
-            binds += interpreters
-            path_dirs += dirs
-        # The file an interpreter runs (python3 x.py, node x.js, java -jar x.jar) is a program
-        # too: its folder is readable. Any other path in the command is readable itself, and only that.
-        first = next((token for token in command[1:] if not token.startswith("-")), None)
-        script = first if first is not None and os.path.isabs(first) and os.path.isfile(first) else None
-        for token in command[1:]:
-            if os.path.isabs(token) and os.path.exists(token):
-                binds.append(os.path.dirname(token) if token == script else token)
-        if _is_own_program(script if script is not None else program):
-            from engines.tables import table_dir  # where the engines look: $BETSY_TABLES or the cache
+    """The paths and variables an engine command needs (its argv before ``N PLAYER BOARD SECONDS``).
 
-            binds.append(str(PROJECT_DIR))
-            tables = os.path.abspath(table_dir())
-            env.append(("BETSY_TABLES", tables))
-            if os.path.isdir(tables):
-                binds.append(tables)
-    readable = _outermost(path for path in binds if path and not _is_system(path) and path != "/")
+    A student's program sees its own folder, what the operator's command names, and its interpreter
+    as the operator's side resolves it; the project's own programs (by identity) also see the
+    project and the tables."""
+    program = program_of(command)
+    binds: list[str] = []
+    env: list[tuple[str, str]] = []
+    for path in program.runs:
+        if program.own or not program.holds(path):  # the operator's: follow its links
+            binds += [os.path.dirname(os.path.realpath(path)), os.path.dirname(path)]
+    binds += program.real_folders  # as written and resolved: Python puts the resolved folder on sys.path
+    interpreters, path_dirs = _interpreters(program)
+    runtime = _interpreter_binds(program, interpreters)
+    binds += runtime
+    # Any other path in the command is the operator's and readable itself (a file of the student's
+    # folder is already there: not bound again, so a link there is not followed out of it).
+    for token in command[1:]:
+        if os.path.isabs(token) and token != program.script and os.path.exists(token) and not program.holds(token):
+            binds.append(token)
+    if program.own:
+        from engines.tables import table_dir  # where the engines look: $BETSY_TABLES or the cache
+
+        binds.append(PROJECT_DIR)
+        tables = os.path.abspath(table_dir())
+        env.append(("BETSY_TABLES", tables))
+        if os.path.isdir(tables):
+            binds.append(tables)
+    readable = _outermost(path for path in binds if path and not is_system(path) and path != "/")
     search = ":".join(dict.fromkeys([*path_dirs, *SYSTEM_PATH.split(":")]))
     staged: list[tuple[str, str]] = []
     if os.geteuid() == 0:
         for path in readable:
-            if path not in interpreters and path != str(PROJECT_DIR) and not _others_can_read(path):
+            if path not in runtime and path != PROJECT_DIR and not _others_can_read(path):
                 copy = _stage(path)
                 if copy is not None:
                     staged.append((copy, path))
@@ -415,7 +393,7 @@ def bwrap_argv(plan: Plan, caps: Caps) -> list[str]:
             parents.append(parent)
             parent = os.path.dirname(parent)
         for directory in reversed(parents):
-            if not _is_system(directory):
+            if not is_system(directory):
                 args += ["--perms", "0755", "--dir", directory]
             made.add(directory)
         args += ["--ro-bind", copies.get(path, path), path]

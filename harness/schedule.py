@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.config import Opening, TournamentConfig
+from harness.errors import UsageError
 from harness.games.registry import Game, get_game
 from harness.rng import Rng
 from harness.settings import GameSettings
@@ -87,11 +88,47 @@ def pair_prefix(game: Game, size: str) -> str:
     return f"n{size}" if game.name == "betsy" else size
 
 
-def schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """Every game of the tournament, round by round, so standings fill in evenly."""
+MAX_SCHEDULED_GAMES = 1_000_000
+"""Most games one run of a tournament schedules (the schedule is a list in memory)."""
+
+
+def pairing_count(engines: int, fmt: str) -> int:
+    """How many pairings ``pairings`` gives for ``engines`` engines, without listing them."""
+    return max(0, engines - 1) if fmt == "gauntlet" else engines * (engines - 1) // 2
+
+
+def check_schedule_size(config: TournamentConfig, rounds: tuple[int, int] | None = None) -> int:
+    """The number of games the run schedules (all rounds, or rounds ``first..last``), counted
+    before any is listed; UsageError with the figure and how to lower it past MAX_SCHEDULED_GAMES."""
+    first, last = rounds if rounds is not None else (1, config.rounds)
+    per_round = pairing_count(len(config.engines), config.format) * len(config.sizes) * 2
+    count = (last - first + 1) * per_round
+    if count <= MAX_SCHEDULED_GAMES:
+        return count
+    where = f"{config.path}: " if config.path else ""
+    share = MAX_SCHEDULED_GAMES // per_round
+    lower = (f"play it in shares with --rounds, at most {share:,} round{'s' if share > 1 else ''} each "
+             f"(e.g. --rounds {first}-{first + share - 1})"
+             if share else "one round alone is more: lower the sizes or the engines")
+    factors = [_count(last - first + 1, "round"), _count(len(config.sizes), "board size"),
+               _count(per_round // 2 // len(config.sizes), "pairing"), "2 colours"]
+    raise UsageError(
+        f"{where}{count:,} games to schedule ({' x '.join(factors)}), more than the {MAX_SCHEDULED_GAMES:,} "
+        f"one run may play; lower rounds, the sizes or the engines in the config, or {lower}")
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number:,} {thing}{'s' if number != 1 else ''}"
+
+
+def schedule(config: TournamentConfig, rounds: tuple[int, int] | None = None) -> list[ScheduledGame]:
+    """Every game of the tournament (or of its rounds ``first..last``, 1-based), round by round, so
+    standings fill in evenly; refused past MAX_SCHEDULED_GAMES before anything is listed."""
+    check_schedule_size(config, rounds)
+    first_round, last_round = rounds if rounds is not None else (1, config.rounds)
     names = [engine.name for engine in config.engines]
     games: list[ScheduledGame] = []
-    for round_index in range(config.rounds):
+    for round_index in range(first_round - 1, last_round):
         for size in config.sizes:
             opening = opening_for(config, size, round_index)
             prefix = pair_prefix(config.game, size)

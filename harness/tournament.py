@@ -27,7 +27,7 @@ from harness.engines import EngineSpec
 from harness.match import GameRecord, Standing, play_game, score_for_x
 from harness.referee import Limits, kill_current_call, remove_scratch
 from harness.settings import GameSettings
-from harness.schedule import ScheduledGame, schedule, start_position
+from harness.schedule import ScheduledGame, check_schedule_size, schedule, start_position
 from harness.store import Store, damaged
 from harness.verify import shown
 
@@ -105,7 +105,8 @@ def rounds_text(rounds: tuple[int, int]) -> str:
 
 
 def check_rounds(config: TournamentConfig, rounds: tuple[int, int] | None) -> None:
-    """Refuse a share of rounds that is empty or outside the config's rounds."""
+    """Refuse a share of rounds that is empty or outside the config's rounds, and a run that would
+    schedule too many games (harness.schedule.MAX_SCHEDULED_GAMES)."""
     if rounds is not None:
         first, last = rounds
         if not 1 <= first <= last <= config.rounds:
@@ -113,6 +114,7 @@ def check_rounds(config: TournamentConfig, rounds: tuple[int, int] | None) -> No
                 f"invalid --rounds {rounds_text(rounds)}: the config has rounds 1-{config.rounds}; "
                 f"give FIRST-LAST with 1 <= FIRST <= LAST <= {config.rounds}"
             )
+    check_schedule_size(config, rounds)
 
 
 def run_tournament(
@@ -135,9 +137,7 @@ def run_tournament(
     store = Store(path)
     try:
         tournament = store.open_tournament(config, force_new)
-        games = schedule(config)
-        if rounds is not None:
-            games = [game for game in games if rounds[0] <= game.round <= rounds[1]]
+        games = schedule(config, rounds)  # only the share's rounds are listed
         done = store.done_game_ids(tournament)
         todo = [game for game in games if game.game_id not in done]
         summary = RunSummary(tournament, path, len(games), len(games) - len(todo))

@@ -17,13 +17,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from harness.engines import EngineSpec, builtin_engine
+from harness.engines import EngineSpec, builtin_engine, command_words
 from harness.games.registry import Game, Position
 from harness.match import GameRecord, Termination, play_game, score_for_x
 from harness.positions import Case, Suites, suites
 from harness.protocol import Verdict, WarningKind
 from harness.referee import CallResult, ask
 from harness.settings import GameSettings
+from harness.text import excerpt
 
 CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
 REQUIRED = ("protocol", "rules", "time", "robustness")
@@ -57,7 +58,9 @@ class Check:
     """The board size as on the wire: ``5`` (Betsy's n) or ``7x6``."""
     player: str = ""
     printed: list[str] = field(default_factory=list)
-    """The program's last stdout lines."""
+    """The program's last stdout lines, each cut to a bounded length (harness.text.excerpt)."""
+    printed_cut: int = 0
+    """Bytes cut from those lines to keep the excerpt bounded (4 KiB per call at most)."""
     stderr: str = ""
     expected: str = ""
     seconds: float | None = None
@@ -179,7 +182,7 @@ class Validator:
 
     def call(self, position: Position) -> CallResult:
         if self.engine is None:
-            argv = (*shlex.split(self.program), position.size_text, position.player, position.board(),
+            argv = (*command_words(self.program), position.size_text, position.player, position.board(),
                     f"{self.settings.seconds:g}")
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
@@ -530,8 +533,9 @@ def performance_interval(results: list[tuple[float, float]], prior_games: float 
 
 def _evidence(result: CallResult, position: Position) -> dict[str, Any]:
     """The evidence a check keeps of one call: the command, the position, what it printed, its time."""
+    printed, cut = excerpt(result.stdout_tail)
     return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
-                player=position.player, printed=list(result.stdout_tail[-8:]),
+                player=position.player, printed=printed, printed_cut=cut,
                 stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3))
 
 

@@ -31,11 +31,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engines import EngineSpec
+from harness.engines import EngineSpec, command_words
 from harness.games.kings_horses import WORDS, Position, race_lead, random_position
 from harness.protocol import Verdict
 from harness.referee import CallResult, run_call
 from harness.rng import Rng
+from harness.text import excerpt
 from harness.validate import Category, Check, Settings, ValidationReport, _summary
 
 CATEGORIES = ("protocol", "correctness", "time", "moves")
@@ -251,7 +252,7 @@ class KingsHorsesValidator:
         self.progress = progress or (lambda _text: None)
 
     def argv(self, position: Position, move: bool) -> list[str]:
-        command = list(self.engine.command) if self.engine is not None else shlex.split(self.program)
+        command = list(self.engine.command) if self.engine is not None else command_words(self.program)
         return [*command, *(["--move"] if move else []), *position.words()]
 
     def ask(self, case: Case, move: bool = False) -> Asked:
@@ -271,9 +272,10 @@ class KingsHorsesValidator:
 
     def evidence(self, asked: Asked, expected: str) -> dict[str, Any]:
         result = asked.result
+        printed, cut = excerpt(result.stdout_tail, 6)
         return dict(command=shlex.join(result.argv), board=asked.case.position.board(),
                     size=asked.case.position.size_text, player=asked.case.position.player,
-                    printed=list(result.stdout_tail[-6:]), stderr=result.stderr_tail[-400:],
+                    printed=printed, printed_cut=cut, stderr=result.stderr_tail[-400:],
                     expected=expected, seconds=round(result.seconds, 3))
 
     # --- categories ---------------------------------------------------------------------------

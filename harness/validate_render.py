@@ -16,6 +16,7 @@ from harness.games.registry import Game, get_game, render_grid
 from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html
 from harness.positions import suites
 from harness.protocol import Verdict
+from harness.text import cut_note, visible
 from harness.validate import Check, ValidationReport
 
 
@@ -137,6 +138,8 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
         if check.printed:
             lines.append("    printed : " + check.printed[0])
             lines += [f"              {line}" for line in check.printed[1:]]
+            if check.printed_cut:
+                lines.append(f"              {cut_note(check.printed_cut)}")
         if check.stderr.strip():
             lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
         hint = fix_hint(check, answer_form) if not _answered(check) else ""
@@ -146,7 +149,7 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             lines.append(f"    fix     : {hint}")
     if len(shown) > 40 and not verbose:
         lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
 
 
 def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
@@ -275,7 +278,8 @@ def _render_html(report: ValidationReport) -> str:
                     parts.append(board_html(right, check.size, "the board its move gives") if right
                                  else "<p>(its move is not legal here)</p>")
             if check.printed:
-                parts.append(f"<p>Printed (last lines):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
+                cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
+                parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
             if check.stderr.strip():
                 parts.append(f"<p>Stderr (end):</p><pre>{esc(check.stderr[-800:])}</pre>")
             if check.expected:

@@ -67,7 +67,8 @@ def build_engine(folder: Path) -> Path:
     binary = compile_engine(folder)
     if binary is None:
         print("bench_cluster: no C compiler; using sleepy_connect4.sh (about 4 ms of CPU per call)")
-        return ENGINE_SCRIPT
+        # A copy: a program in scripts/, a folder of the project's own programs, is refused.
+        return Path(shutil.copy(ENGINE_SCRIPT, folder / ENGINE_SCRIPT.name))
     return binary
 
 

@@ -3,7 +3,8 @@
 Runs the random engine for one move three ways, interleaved over many calls in the same run: a bare
 `subprocess.run` of the argv, `harness.referee.ask` without the sandbox, and `ask` inside the
 bubblewrap sandbox. Prints the median and mean wall time per call of each. Goals: referee / bare
-<= 1.05 (medians); sandboxed - bare <= 15 ms (medians).
+<= 1.05 (medians); sandboxed - bare <= 15 ms (medians). Then what the sandbox's plan of a command
+(whose program, what to bind) costs at its first call and, cached, at every later one.
 
 Usage: .venv/bin/python scripts/bench_referee.py [--calls 100] [--n 5]
 """
@@ -16,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +28,8 @@ from harness.engines import builtin_engine  # noqa: E402
 from harness.games.betsy import initial_position  # noqa: E402
 from harness.protocol import Verdict, engine_argv  # noqa: E402
 from harness.referee import Limits, ask  # noqa: E402
-from harness.sandbox import probe  # noqa: E402
+from harness.programs import program_of  # noqa: E402
+from harness.sandbox import plan_for, probe  # noqa: E402
 
 
 def main() -> None:
@@ -80,6 +83,31 @@ def main() -> None:
           f"mean {mean['referee'] / mean['bare']:.3f}   goal <= 1.05")
     print(f"sandboxed - bare: median {(median['sandboxed'] - median['bare']) * 1000:+.2f} ms, "
           f"mean {(mean['sandboxed'] - mean['bare']) * 1000:+.2f} ms   goal <= +15 ms")
+    plans(spec.command)
+
+
+def plans(builtin: tuple[str, ...]) -> None:
+    """What the sandbox decides per command (whose program, what to bind): once per command, then
+    cached, so a move pays only the cached lookup."""
+    with tempfile.TemporaryDirectory() as folder:
+        student = Path(folder) / "ann" / "betsy.py"
+        student.parent.mkdir()
+        student.write_text("print('1 x')\n")
+        figures = []
+        for label, command in (("built-in", builtin), ("student", (sys.executable, str(student)))):
+            first, cached = [], []
+            for _ in range(50):
+                program_of.cache_clear()
+                plan_for.cache_clear()
+                start = time.perf_counter()
+                plan_for(command)
+                first.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                plan_for(command)
+                cached.append(time.perf_counter() - start)
+            figures.append(f"{label} {statistics.median(first) * 1000:.2f} ms first, "
+                           f"{statistics.median(cached) * 1e6:.1f} us cached")
+        print("sandbox plan per command: " + "; ".join(figures))
 
 
 if __name__ == "__main__":

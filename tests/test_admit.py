@@ -253,11 +253,15 @@ def at(path: str, value: object) -> Callable[[dict[str, Any]], None]:
      "moves[0].warnings[0].kind: expected one of lines-after-answer, exit-status-after-answer, "
      "signal-after-answer, killed-at-deadline, got 'boom'"),
     (at("winner", 1), "winner: expected one of x, o, null, got 1"),
-    (at("x", "rnd\x1b[2J"), "x: expected a name of printable characters, got 'rnd\\x1b[2J'"),
+    (at("x", "rnd\x1b[2J"), "x 'rnd\\x1b[2J': character 4 is \\x1b, which is not printable; use printable "
+                            "characters only"),
+    (at("x", ""), "x '': a name cannot be empty"),
+    (at("x", 7), "x: expected a name (text), got 7"),
     (at("reason", "\ud800"), "reason: not Unicode text (a lone surrogate)"),
     (at("plies", 99), "plies: 99, but {moves} moves are recorded"),
     (at("tournament.engines", "rnd"), "tournament.engines: expected a list, got 'rnd'"),
-    (at("tournament.name", "log\n"), "tournament.name: expected a name of printable characters, got 'log\\n'"),
+    (at("tournament.name", "log\u202e"), "tournament.name 'log\\u202e': character 4 is \\u202e, which is not "
+                                          "printable; use printable characters only"),
     (at("tournament.engines.0.sha256", "abc"), "tournament.engines[0].sha256: expected a SHA-256 (64 hex digits) or "
                                                "null, got 'abc'"),
     (at("tournament.config", []), "tournament.config: expected an object, got a list"),
@@ -277,6 +281,7 @@ def test_a_wrong_type_or_name_is_refused_with_its_line_and_field(
     ('{"time": NaN}', "not JSON as 'arena export' writes it (NaN is not a number JSON allows)"),
     ("[" * 100_000 + "]" * 100_000, "not JSON as 'arena export' writes it (nested too deeply)"),
     ("[1, 2]", "expected a JSON object (one game), got a list"),
+    ('"a secret"', "expected a JSON object (one game), got text"),
     ("{not json", "not JSON (Expecting property name enclosed in double quotes); give a file written by 'arena export'"),
 ])
 def test_a_line_that_is_not_an_exported_object_is_refused(tmp_path: Path, text: str, message: str) -> None:

@@ -30,7 +30,10 @@ def test_solve_scores_positions_of_our_own() -> None:
 
 
 @pytest.mark.parametrize(("args", "stdin", "message"), [
-    (["solve"], "12a\n", "line 1: invalid character 'a' at index 2 of '12a': moves are column digits 1..7"),
+    (["solve"], "12a\n", "line 1: character 3 of the position is not a column digit (moves are column digits 1..7)"),
+    (["solve"], "root:$6$secret::\n",
+     "line 1: character 1 of the position is not a column digit (moves are column digits 1..7)"),
+    (["solve"], "4" * 5000 + "\n", "standard input line 1: longer than 4,096 characters; give one position per line"),
     (["solve"], "44444444\n", "line 1: column 4 (move 7 of '44444444') is full: it holds 6 discs"),
     (["solve", "--size", "10x6"], "", "invalid --size '10x6': Pons's notation has one digit per move, so widths up to 9"),
     (["solve", "--size", "3x3"], "",

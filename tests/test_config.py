@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import resource
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -117,11 +119,12 @@ def test_relative_command_resolves_against_the_config_folder_not_the_cwd(
     (folder / "submissions").mkdir(parents=True)
     script = folder / "submissions" / "betsy.py"
     script.write_text("print('1 x')\n")
-    program = folder / "engine.sh"
+    (folder / "native").mkdir()
+    program = folder / "native" / "engine.sh"
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
     write(folder, "name: t\nengines:\n  - {name: student, command: python3 submissions/betsy.py}\n"
-                  "  - {name: native, command: ./engine.sh --fast}\n")
+                  "  - {name: native, command: ./native/engine.sh --fast}\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -506,16 +509,13 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
 
 def test_config_file_that_does_not_exist(tmp_path: Path) -> None:
     path = tmp_path / "nope.yaml"
-    assert error_of(path) == f"{path}: config file not found; check the path"
+    assert error_of(path) == f"{path}: no such file; check the path"
 
 
 def test_config_that_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "t.yaml"
     path.write_bytes(b"\xffname: t\n")
-    assert error_of(path) == (
-        f"{path}: cannot read the config: 'utf-8' codec can't decode byte 0xff in position 0: "
-        f"invalid start byte"
-    )
+    assert error_of(path) == f"{path}: not UTF-8 text (byte 1 is not); give a config file"
 
 
 # --- several problems ----------------------------------------------------------------------------
@@ -592,13 +592,14 @@ def test_openings_file_loads_by_n_in_file_order(tmp_path: Path, monkeypatch: pyt
 
 
 @pytest.mark.parametrize(("line", "expected"), [
-    ("3 x", "expected 'N PLAYER BOARD', got '3 x'"),
-    ("3 x ...... extra", "expected 'N PLAYER BOARD', got '3 x ...... extra'"),
+    ("3 x", "expected 'N PLAYER BOARD', got 2 words"),
+    ("3 x ...... extra", "expected 'N PLAYER BOARD', got 4 words"),
     ("3 x " + "." * 17, "board has 17 characters, expected 18 for n = 3 (3 columns x 6 rows)"),
-    ("3 z " + "." * 18, "invalid player 'z': use x (blue) or o (red)"),
-    ("three x " + "." * 18, "invalid board size 'three': n must be a whole number >= 1"),
+    ("3 z " + "." * 18, "invalid player ...: use x (blue) or o (red)"),
+    ("three x " + "." * 18, "invalid board size ...: n must be a whole number >= 1"),
+    ("3 x ..q" + "." * 15, "bad character ... at position 3 (row 1, column 3): use . (empty), x (blue) or o (red)"),
 ])
-def test_bad_openings_line_names_the_file_and_line(tmp_path: Path, line: str, expected: str) -> None:
+def test_bad_openings_line_names_the_file_and_line_but_not_its_text(tmp_path: Path, line: str, expected: str) -> None:
     folder = tmp_path.resolve()
     openings = write(folder, f"# header\n3 x {'.' * 18}\n{line}  # bad\n", name="openings.txt")
     path, message = problem(folder, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
@@ -629,9 +630,7 @@ def test_openings_file_with_no_positions(tmp_path: Path) -> None:
 def test_openings_file_that_does_not_exist(tmp_path: Path) -> None:
     folder = tmp_path.resolve()
     path, message = problem(folder, "name: t\nopenings: {file: openings.txt}\n" + ENGINES)
-    assert message == (
-        f"{path}: openings.file: cannot read {folder / 'openings.txt'}: No such file or directory"
-    )
+    assert message == f"{path}: openings.file: {folder / 'openings.txt'}: no such file; check the path"
 
 
 def test_sandbox_keys_are_read_and_a_bare_off_means_off(tmp_path: Path) -> None:
@@ -644,3 +643,105 @@ def test_sandbox_keys_are_read_and_a_bare_off_means_off(tmp_path: Path) -> None:
     assert (config.sandbox, config.max_file_mb, config.max_processes) == (SandboxMode.AUTO, 64, 64)
     _, message = problem(tmp_path, "name: t\nsandbox: on\n" + ENGINES)
     assert message.endswith("sandbox: expected one of 'auto', 'required' or 'off', got True")
+
+
+# --- bounded inputs ------------------------------------------------------------------------------
+
+
+def _run_limited(args: list[str], address_space: int = 512 << 20) -> subprocess.CompletedProcess[str]:
+    """Run `arena` with at most ``address_space`` bytes of memory: a blow-up fails, not the machine."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    return subprocess.run([str(Path(sys.executable).parent / "arena"), *args], capture_output=True, text=True,
+                          timeout=120, preexec_fn=limit, stdin=subprocess.DEVNULL)
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """A 'billion laughs' config: each anchor lists the previous one ten times (10**levels values)."""
+    lines = ["name: bomb", "engines:", "  - &a0 {name: a, builtin: random, options: {seed: 1}}"]
+    for level in range(1, levels + 1):
+        lines.append(f"  - &a{level} [{', '.join([f'*a{level - 1}'] * 10)}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_fast_in_one_line_under_a_modest_memory_limit(tmp_path: Path) -> None:
+    path = write(tmp_path, alias_bomb())
+    done = _run_limited(["tournament", str(path), "--db", str(tmp_path / "t.sqlite")])
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"arena: error: {path}: refused: it expands to more than 100,000 values (an alias counts "
+                           f"as all it stands for, at each use); write a smaller config, with fewer aliases\n")
+    assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_small_anchors_aliases_and_merge_keys_still_work(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: t\nn: &n 3\nrounds: *n\nengines:\n"
+                           "  - &random {name: a, builtin: random, options: {seed: 1}}\n"
+                           "  - {<<: *random, name: b}\n  - {<<: *random, name: c, options: {seed: 2}}\n")
+    config = load_config(path)
+    assert (config.sizes, config.rounds) == (("3",), 3)
+    assert [(e.name, e.extra_args) for e in config.engines] == [
+        ("a", ("--seed", "1")), ("b", ("--seed", "1")), ("c", ("--seed", "2"))]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("name: t\nrounds: &r [1, *r]\n" + ENGINES, "refused: an alias refers to a value that holds it; write the value out"),
+    ("name: t\nrounds: " + "[" * 100 + "]" * 100 + "\n" + ENGINES,
+     "refused: lists and mappings nested more than 64 deep; write a flatter config"),
+    ("name: t\nrounds: " + "[" * 5000 + "]" * 5000 + "\n" + ENGINES,
+     "refused: lists and mappings nested too deep; write a flatter config"),
+])
+def test_recursive_and_deeply_nested_yaml_is_refused_in_one_line(tmp_path: Path, text: str, expected: str) -> None:
+    path, message = problem(tmp_path, text)
+    assert message == f"{path}: {expected}"
+
+
+def test_an_integer_python_cannot_read_is_one_line_not_an_internal_error(tmp_path: Path) -> None:
+    path, message = problem(tmp_path, "name: t\nrounds: " + "1" * 5000 + "\n" + ENGINES)
+    assert message.startswith(f"{path}: a value cannot be read (Exceeds the limit (4300 digits) for integer string")
+
+
+def test_a_config_over_one_mib_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: t\n" + ENGINES + "# padding\n" * 220_000 + "{[: not yaml\n")
+    assert path.stat().st_size > 2 << 20  # 2 MiB
+    assert error_of(path) == f"{path}: larger than 1 MiB, the most a config file may be; give a smaller file"
+    at_cap = write(tmp_path, "name: t\n" + ENGINES + "#" * ((1 << 20) - len("name: t\n" + ENGINES)), "cap.yaml")
+    assert at_cap.stat().st_size == 1 << 20
+    assert load_config(at_cap).name == "t"
+
+
+def test_dev_zero_as_a_config_is_refused_without_reading_it_all() -> None:
+    assert error_of("/dev/zero") == "/dev/zero: larger than 1 MiB, the most a config file may be; give a smaller file"
+
+
+SHADOW = "r00t:$6$saltsalt$s3cr3thash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n"
+"""A file that is not an openings file (as /etc/shadow is, which root can read)."""
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (SHADOW, "line 1: expected 'N PLAYER BOARD', got 1 word"),
+    ("s3cr3t1 s3cr3t2 s3cr3t3\n", "line 1: invalid board size ...: n must be a whole number >= 1"),
+    ("3 s3cr3t " + "." * 18 + "\n", "line 1: invalid player ...: use x (blue) or o (red)"),
+    (b"\xffs3cr3t\n", "not UTF-8 text (byte 1 is not); give an openings file"),
+])
+def test_an_openings_file_that_is_not_one_is_refused_without_echoing_its_content(
+        tmp_path: Path, content: str | bytes, expected: str) -> None:
+    folder = tmp_path.resolve()
+    openings = folder / "openings.txt"
+    openings.write_bytes(content if isinstance(content, bytes) else content.encode())
+    path, message = problem(folder, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
+    separator = " " if expected.startswith("line") else ": "
+    assert message == f"{path}: openings.file: {openings}{separator}{expected}"
+    assert "s3cr3t" not in message and "r00t" not in message
+    done = _run_limited(["match", "random", "random", "--openings", str(openings)])
+    assert done.returncode == 2
+    assert done.stderr == f"arena: error: invalid --openings: {openings}{separator}{expected}\n"
+
+
+def test_an_openings_file_over_four_mib_is_refused(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text(f"3 x {'.' * 18}\n" * ((4 << 20) // 23 + 1))
+    assert openings.stat().st_size > 4 << 20
+    path, message = problem(tmp_path, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
+    assert message == (f"{path}: openings.file: {openings}: larger than 4 MiB, the most an openings file may be; "
+                       f"give a smaller file")

@@ -38,13 +38,13 @@ def test_solve_lines_skips_blank_lines_and_adds_the_score() -> None:
     assert list(solve_lines(["112233", "", "  ", "22334 5"])) == ["112233 18", "22334 -18"]
 
 
-def test_solve_lines_names_the_line_of_a_bad_position() -> None:
+def test_solve_lines_names_the_line_of_a_bad_position_without_its_text() -> None:
     with pytest.raises(PositionError) as error:
         list(solve_lines(["2252576253462244111563365343671351441", "", "4x"]))
-    assert str(error.value) == "line 3: invalid character 'x' at index 1 of '4x': moves are column digits 1..7"
+    assert str(error.value) == "line 3: character 2 of the position is not a column digit (moves are column digits 1..7)"
     with pytest.raises(PositionError) as error:
         list(solve_lines(["1 2 3"]))
-    assert str(error.value) == "line 1: expected 'POSITION [SCORE]', got '1 2 3'"
+    assert str(error.value) == "line 1: expected 'POSITION [SCORE]', got 3 words"
 
 
 @pytest.mark.parametrize(("text", "size", "message"), [

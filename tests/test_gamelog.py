@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -24,14 +25,17 @@ concurrency: 2
 engines:
   - {{name: rnd, builtin: random, options: {{seed: 4}}}}
   - {{name: greedy, builtin: greedy, options: {{seed: 5}}}}
-  - {{name: crash, command: {sys.executable} {ROOT / 'tests' / 'fake_engines' / 'answers_then_crashes.py'}}}
-  - {{name: illegal, command: {sys.executable} {ROOT / 'tests' / 'fake_engines' / 'illegal_move.py'}}}
+  - {{name: crash, command: {sys.executable} crash/answers_then_crashes.py}}
+  - {{name: illegal, command: {sys.executable} illegal/illegal_move.py}}
 """
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("log")
+    for name, program in (("crash", "answers_then_crashes.py"), ("illegal", "illegal_move.py")):
+        (folder / name).mkdir()  # a folder per program: side by side, each could read the other
+        shutil.copy(ROOT / "tests" / "fake_engines" / program, folder / name / program)
     (folder / "log.yaml").write_text(CONFIG)
     path = folder / "log.sqlite"
     done = run_program([ARENA, "tournament", str(folder / "log.yaml"), "--db", str(path), "--no-progress"], timeout=300)

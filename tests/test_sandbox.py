@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,12 +40,14 @@ def sandbox_uid_processes() -> list[int]:
     return sorted(pid for pid, fields in live_descendants().items() if int(fields["Uid"].split()[0]) >= 1_800_000_000)
 
 
-def arm(tmp_path: Path, targets: dict[str, object]) -> Path:
-    """A copy of the hostile engines with their targets beside them."""
-    folder = tmp_path / "hostile"
-    shutil.copytree(HOSTILE, folder)
+def arm(folder: Path, targets: dict[str, object], engine: str) -> Path:
+    """A copy of the hostile engine ``engine`` in ``folder``, a folder of its own (with what it shares
+    with the others and its targets beside it); its program file."""
+    folder.mkdir(parents=True)
+    for name in (f"{engine}.py", "_attack.py"):
+        shutil.copy(HOSTILE / name, folder / name)
     (folder / "targets.json").write_text(json.dumps(targets))
-    return folder
+    return folder / f"{engine}.py"
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -102,15 +105,17 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     rival.mkdir()
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", rival / "_common.py")
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", rival / "rival.py")
-    arm(tmp_path, {
+    targets = {
         "db": str(db), "table": str(tables / "betsy3-mover.tb"), "secret_variable": SECRET[0],
         "files": [str(ROOT / "engines" / "random_mover.py"), str(ROOT / "README.md"), str(db),
                   str(rival / "rival.py"), str(home / "notes.txt")],
         "folders": [str(results), str(home), str(rival), str(tables), str(ROOT / "harness")],
         "cap_bytes": 64 << 20, "cap_processes": 64,
-    })
+    }
     hostile = ["tamper_db", "tamper_tables", "snoop", "disk_hog", "fork_bomb"]
-    engines = "\n".join(f"  - {{name: {name.replace('_', '-')}, command: python3 hostile/{name}.py}}"
+    for name in hostile:
+        arm(tmp_path / name, targets, name)
+    engines = "\n".join(f"  - {{name: {name.replace('_', '-')}, command: python3 {name}/{name}.py}}"
                         for name in hostile)
     config = tmp_path / "hostile.yaml"
     config.write_text(f"""
@@ -148,8 +153,8 @@ engines:
 
 def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path) -> None:
     # Shows that the hostile engines can fail the test above: unconfined, the snoop finds the secret.
-    folder = arm(tmp_path, {"secret_variable": SECRET[0], "files": [str(ROOT / "README.md")]})
-    command = f"python3 {folder / 'snoop.py'}"
+    snoop = arm(tmp_path / "snoop", {"secret_variable": SECRET[0], "files": [str(ROOT / "README.md")]}, "snoop")
+    command = f"python3 {snoop}"
     off = run_arena(["match", command, "random", "--n", "4", "--sandbox", "off", "--json"], tmp_path)
     assert off.returncode == 0, off.stderr
     assert off.stderr.splitlines() == [
@@ -173,12 +178,12 @@ def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str
 
 
 def test_file_size_and_folder_sizes_are_capped_and_configurable(tmp_path: Path) -> None:
-    folder = arm(tmp_path, {"cap_bytes": 8 << 20})
-    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    hog = arm(tmp_path / "large", {"cap_bytes": 8 << 20}, "disk_hog")
+    verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert (verdict, stderr) == ("ok", "")
     # The cap binds: the same program, told the cap is 4 MiB, reports a write over it.
-    folder = arm(tmp_path / "small", {"cap_bytes": 4 << 20})
-    verdict, stderr = call([sys.executable, str(folder / "disk_hog.py")], Limits(sandbox=True, file_bytes=8 << 20))
+    hog = arm(tmp_path / "small", {"cap_bytes": 4 << 20}, "disk_hog")
+    verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert verdict == "no-answer"
     assert stderr == f"LEAKED: wrote {8 << 20} bytes to hog.bin (cap {4 << 20})\n"
 
@@ -370,3 +375,171 @@ def test_a_forked_worker_stages_into_its_own_folder_and_removes_only_that(
     assert Path(copy, "engine.py").is_file()  # the parent's copy survived the worker
     sandbox.remove_staged()
     assert not os.path.exists(parent_root)
+
+
+# --- who sees what: identity, binds and layouts ------------------------------------------------------
+
+
+def reader(folder: Path, paths: list[Path], name: str = "betsy.py") -> Path:
+    """The reader (tests/fake_engines/hostile/reader.py) as a student's program in ``folder``, with
+    a helper file of its own; it reports on stderr which of ``paths`` it can read, then forfeits."""
+    program = arm(folder, {"read": [str(path) for path in paths]}, "reader")
+    (folder / "helper.txt").write_text("mine\n")
+    return program.rename(folder / name)
+
+
+def reported(db: Path, engine: str) -> list[dict[str, str]]:
+    """What ``engine`` reported it could read, once per game it forfeited."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        faults = [json.loads(row[0]) for row in connection.execute(
+            "SELECT fault_json FROM games WHERE fault_json IS NOT NULL ORDER BY id")]
+    return [json.loads(fault["stderr_tail"]) for fault in faults if fault["engine"] == engine]
+
+
+@pytest.fixture
+def in_checkout() -> Iterator[Path]:
+    """A course folder inside the project checkout, removed afterwards (.gitignore'd meanwhile)."""
+    folder = ROOT / f".arena-test-{os.getpid()}-{time.monotonic_ns()}"
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
+def test_a_submission_sees_its_own_folder_and_nothing_else_inside_or_outside_the_checkout(
+    where: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    course = request.getfixturevalue("in_checkout") if where == "checkout" else tmp_path / "course"
+    subs, results = course / "submissions", course / "results"
+    db, log = results / "course.sqlite", results / "course.log"
+    bob = subs / "bob" / "betsy.py"
+    bob.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", bob)
+    shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", bob.parent / "_common.py")
+    tables = Path(os.environ["BETSY_TABLES"]) / "betsy3-mover.tb"
+    tables.write_bytes(b"table")
+    aims = [subs / "mallory" / "helper.txt", bob, db, log, ROOT / "README.md", ROOT / "scripts" / "betsy.py",
+            ROOT / "engines" / "random_mover.py", tables]
+    reader(subs / "mallory", aims)
+    (course / "course.yaml").write_text("""
+name: course
+n: [4]
+time: 1
+grace: 10
+max_plies: 4
+rounds: 1
+openings: {plies: 0}
+concurrency: 2
+sandbox: required
+engines:
+  - {name: rnd, builtin: random}
+  - {name: bob, command: python3 submissions/bob/betsy.py}
+  - {name: mallory, command: python3 submissions/mallory/betsy.py}
+""")
+    done = run_arena(["tournament", "course.yaml", "--db", str(db), "--no-progress"], course)
+    assert done.returncode == 0, done.stderr
+    seen = {str(path): "missing" for path in aims}
+    seen[str(subs / "mallory" / "helper.txt")] = "read"
+    assert reported(db, "mallory") == [seen] * 4  # her four games, each lost at her first move
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        bob_games = connection.execute(
+            "SELECT termination FROM games WHERE 'bob' IN (x, o) AND 'rnd' IN (x, o)").fetchall()
+    assert bob_games == [("max-plies",), ("max-plies",)]  # one folder per student just works
+
+
+def system_python() -> str:
+    found = shutil.which("python3", path="/usr/bin:/bin")
+    if found is None:
+        pytest.skip("no system python3 in /usr/bin to link to")
+    return os.path.realpath(found)
+
+
+def test_a_pyvenv_cfg_or_an_interpreter_in_the_students_folder_binds_nothing(tmp_path: Path) -> None:
+    secret = tmp_path / "staff"
+    (secret / "bin").mkdir(parents=True)
+    (secret / "marks.txt").write_text("eve: 12/20\n")
+    eve = tmp_path / "subs" / "eve"
+    program = reader(eve, [eve / "helper.txt", secret / "marks.txt", secret])
+    (eve / "bin").mkdir()
+    (eve / "bin" / "python").symlink_to(system_python())
+    (eve / "pyvenv.cfg").write_text(f"home = {secret / 'bin'}\n")  # what chose the bind: /ANY
+    program.write_text(program.read_text().replace("#!/usr/bin/env python3", f"#!{eve / 'bin' / 'python'}", 1))
+    program.chmod(0o755)
+    saw = json.dumps({str(eve / "helper.txt"): "read", str(secret): "missing", str(secret / "marks.txt"): "missing"},
+                     sort_keys=True)
+    for command in ([str(program)], [str(eve / "bin" / "python"), str(program)]):
+        assert sandbox.plan_for(tuple(command)).readable == (str(eve),)
+        assert call(command) == ("no-answer", saw + "\n")
+    # Before any game, the command line refuses such a program in one line, with the fix.
+    done = run_arena(["match", "subs/eve/betsy.py", "random", "--n", "3"], tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"arena: error: engine 'subs/eve/betsy.py' ({program}): its #! line (#!{eve / 'bin' / 'python'}) names an "
+        f"interpreter inside its own folder, which decides nothing in the sandbox; run it as 'python3 {program}', "
+        "or name an interpreter outside its folder\n")
+    done = run_arena(["validate", "subs/eve/bin/python subs/eve/betsy.py", "--quick"], tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"arena: error: engine 'subs/eve/bin/python subs/eve/betsy.py' ({program}): its interpreter "
+        f"{eve / 'bin' / 'python'} lies inside its own folder, which decides nothing in the sandbox; run it with "
+        "python3 or an interpreter outside its folder\n")
+
+
+def test_side_by_side_programs_would_read_each_other_so_only_a_folder_each_is_accepted(tmp_path: Path) -> None:
+    student = ROOT / "tests" / "fake_engines" / "students" / "random_legal.py"
+    side = tmp_path / "side"
+    ann = reader(side, [side / "bob.py", side / "helper.txt"], "ann.py")
+    shutil.copy(student, side / "bob.py")
+    # In one folder, the sandbox binds that folder: the wall is the refusal (tests/test_programs.py).
+    assert call([sys.executable, str(ann)]) == ("no-answer", json.dumps(
+        {str(side / "bob.py"): "read", str(side / "helper.txt"): "read"}, sort_keys=True) + "\n")
+    apart = tmp_path / "apart"
+    ann = reader(apart / "ann", [apart / "bob" / "bob.py", apart / "ann" / "helper.txt"], "ann.py")
+    (apart / "bob").mkdir()
+    shutil.copy(student, apart / "bob" / "bob.py")
+    assert call([sys.executable, str(ann)]) == ("no-answer", json.dumps(
+        {str(apart / "ann" / "helper.txt"): "read", str(apart / "bob" / "bob.py"): "missing"}, sort_keys=True) + "\n")
+
+
+def test_a_link_to_our_program_is_not_ours_and_cannot_reach_its_target(tmp_path: Path) -> None:
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    (eve / "betsy.py").symlink_to(ROOT / "scripts" / "betsy.py")
+    command = (sys.executable, str(eve / "betsy.py"))
+    plan = sandbox.plan_for(command)
+    scripts = str(ROOT / "scripts")
+    assert str(eve) in plan.readable and plan.env == ()
+    assert [path for path in plan.readable if scripts == path or scripts.startswith(path + "/")
+            or path.startswith(scripts + "/")] == []  # neither the project nor scripts/
+    verdict, stderr = call(list(command))
+    assert verdict == "no-answer"
+    assert "No such file or directory" in stderr  # the link leads nowhere inside: nothing of ours runs
+
+
+def test_a_shebang_naming_another_folders_interpreter_binds_nothing_of_it(tmp_path: Path) -> None:
+    # zed's folder holds a venv-like python and a pyvenv.cfg; eve's #! names zed's python.
+    secret = tmp_path / "staff"
+    secret.mkdir()
+    (secret / "marks.txt").write_text("zed: 20/20\n")
+    zed = tmp_path / "subs" / "zed"
+    (zed / "bin").mkdir(parents=True)
+    (zed / "bin" / "python").symlink_to(system_python())
+    (zed / "pyvenv.cfg").write_text(f"home = {secret}\n")
+    (zed / "betsy.py").write_text("print('1 x')\n")
+    eve = tmp_path / "subs" / "eve"
+    program = reader(eve, [eve / "helper.txt", zed / "betsy.py", secret / "marks.txt"])
+    body = program.read_text().split("\n", 1)[1]
+    for index, line in enumerate((f"#!{zed / 'bin' / 'python'}", f"#!/usr/bin/env {zed / 'bin' / 'python'}",
+                                  "#!/usr/bin/env ../zed/bin/python")):
+        variant = eve / f"variant{index}.py"  # a file each: plans are kept per command
+        variant.write_text(f"{line}\n{body}")
+        variant.chmod(0o755)
+        assert sandbox.plan_for((str(variant),)).readable == (str(eve),), line
+    # Naming the harness's own interpreter instead, the same program runs and still sees its folder only.
+    program.write_text(f"#!{sys.executable}\n{body}")
+    program.chmod(0o755)
+    assert call([str(program)]) == ("no-answer", json.dumps(
+        {str(eve / "helper.txt"): "read", str(secret / "marks.txt"): "missing", str(zed / "betsy.py"): "missing"},
+        sort_keys=True) + "\n")

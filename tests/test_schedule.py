@@ -14,7 +14,15 @@ import pytest
 
 from harness.config import Opening, TournamentConfig, load_config
 from harness.games.betsy import Position, initial_position
-from harness.schedule import ScheduledGame, pairings, random_opening, schedule, start_position
+from harness.errors import UsageError
+from harness.schedule import (
+    ScheduledGame,
+    check_schedule_size,
+    pairings,
+    random_opening,
+    schedule,
+    start_position,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -313,3 +321,63 @@ def test_openings_from_a_file_cycle_through_the_positions_by_round(tmp_path: Pat
         (g.start_board, g.start_player) for g in games if g.size == "3" and g.game_id.endswith(":a:b:a")
     ]
     assert rounds_for_n3 == [suite3[r % 3] for r in range(7)]
+
+
+# --- size cap ------------------------------------------------------------------------------------
+
+
+def huge(tmp_path: Path) -> Path:
+    """200 engines x 14 sizes x 10,000 rounds: 5,572,000,000 games."""
+    path = tmp_path / "huge.yaml"
+    path.write_text("name: huge\nn: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]\nrounds: 10000\n"
+                    + engines_yaml(*(f"e{k}" for k in range(200))))
+    return path
+
+
+def test_a_huge_schedule_is_refused_with_its_figure_before_it_is_built(tmp_path: Path) -> None:
+    config = load_config(huge(tmp_path))
+    with pytest.raises(UsageError) as error:
+        schedule(config)
+    assert str(error.value) == (
+        f"{config.path}: 5,572,000,000 games to schedule (10,000 rounds x 14 board sizes x 19,900 pairings x 2 "
+        f"colours), more than the 1,000,000 one run may play; lower rounds, the sizes or the engines in the "
+        f"config, or play it in shares with --rounds, at most 1 round each (e.g. --rounds 1-1)")
+    assert check_schedule_size(config, (7, 7)) == 557_200
+    assert len(schedule(config, (7, 7))) == 557_200
+
+
+def test_when_one_round_is_over_the_cap_the_message_says_to_lower_sizes_or_engines(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\nn: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\nrounds: 1\n"
+                    + engines_yaml(*(f"e{k}" for k in range(260))))
+    with pytest.raises(UsageError) as error:
+        check_schedule_size(load_config(path))
+    assert str(error.value).endswith(
+        "1,077,440 games to schedule (1 round x 16 board sizes x 33,670 pairings x 2 colours), more than the "
+        "1,000,000 one run may play; lower rounds, the sizes or the engines in the config, or one round alone is "
+        "more: lower the sizes or the engines")
+
+
+def test_a_share_of_rounds_lists_only_its_rounds_with_the_ids_of_the_whole(tmp_path: Path) -> None:
+    config = config_of(tmp_path / "five", "name: t\nn: [5]\nrounds: 5\n" + engines_yaml("a", "b", "c"))
+    whole = schedule(config)
+    assert schedule(config, (2, 3)) == [game for game in whole if game.round in (2, 3)]
+
+
+def test_arena_tournament_refuses_a_huge_schedule_in_one_line_under_a_modest_memory_limit(tmp_path: Path) -> None:
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+    path = huge(tmp_path)
+    for extra in ([], ["--rounds", "1-5"]):
+        done = subprocess.run([str(Path(sys.executable).parent / "arena"), "tournament", str(path), "--db",
+                               str(tmp_path / "h.sqlite"), *extra], capture_output=True, text=True, timeout=120,
+                              preexec_fn=limit, stdin=subprocess.DEVNULL)
+        assert done.returncode == 2
+        rounds = "10,000" if not extra else "5"
+        games = "5,572,000,000" if not extra else "2,786,000"
+        assert done.stderr.startswith(f"arena: error: {path}: {games} games to schedule ({rounds} rounds x 14 board ")
+        assert done.stderr.endswith("at most 1 round each (e.g. --rounds 1-1)\n")
+        assert not (tmp_path / "h.sqlite").exists()

@@ -1,6 +1,7 @@
 """``arena validate --game kings-horses``: sample students, each with its exact verdicts.
 
-The students are small real programs (tests/fake_engines/students_kings_horses/): one right but slow
+The students are small real programs (tests/fake_engines/students_kings_horses/<student>/, a folder
+each with a copy of the code they share): one right but slow
 (plain memoized minimax), one that mixes up the colours' coordinates, one that lets knights move onto
 occupied squares, one that leaves debug prints in; and our own bestmove.py.
 """
@@ -70,7 +71,7 @@ def test_our_bestmove_passes_everything() -> None:
 def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     from harness.validate_kings_horses import validate_kings_horses as run
 
-    program = str(STUDENTS / "colours_swapped.py")
+    program = str(STUDENTS / "colours_swapped" / "bestmove.py")
     settings = Settings(GameSettings(game="kings-horses", time=1), quick=True, concurrency=2)
     text = render_text(run(program, command_engine(program), settings))
     lines = text.splitlines()
@@ -80,7 +81,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     at = lines.index(next(line for line in lines if line.startswith("- correctness/seed-example")))
     assert lines[at].startswith("- correctness/seed-example") and lines[at].endswith(
         ": said WHITE WILL WIN; BLACK wins (the seed's example)")
-    assert lines[at + 1].endswith("colours_swapped.py BLACK 2 2 3 3 1 2 3 1")
+    assert lines[at + 1].endswith("colours_swapped/bestmove.py BLACK 2 2 3 3 1 2 3 1")
     assert lines[at + 2:at + 8] == ["    position: x (BLACK) to move",
                                     "      1 . o . .", "      2 . x . .", "      3 o . x .", "      4 . . . .",
                                     "        1 2 3 4"]
@@ -89,7 +90,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
 def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time() -> None:
     # Plain memoized minimax answers small positions at once and takes seconds to minutes on some
     # larger ones and close races: with 1 s a position, those are late (whatever the machine's speed).
-    status, report = validate(str(STUDENTS / "plain_minimax.py"), "--time", "1")
+    status, report = validate(str(STUDENTS / "plain_minimax" / "bestmove.py"), "--time", "1")
     assert status == 1
     assert report["verdict"].startswith("FAIL: time (first failure: band-")
     assert report["categories"]["protocol"]["status"] == "pass"
@@ -110,7 +111,7 @@ def test_a_right_but_slow_program_is_correct_where_it_answers_and_fails_on_time(
 
 def test_mixed_up_colours_fail_the_seed_example_and_the_colour_positions() -> None:
     # (Each student is a plain minimax as well: with 1 s a position, slow on some of the large ones.)
-    status, report = validate(str(STUDENTS / "colours_swapped.py"), "--time", "1")
+    status, report = validate(str(STUDENTS / "colours_swapped" / "bestmove.py"), "--time", "1")
     assert status == 1
     assert report["verdict"].startswith("FAIL: correctness")
     assert report["verdict"].endswith(" (first failure: seed-example: said WHITE WILL WIN; BLACK wins "
@@ -123,7 +124,7 @@ def test_mixed_up_colours_fail_the_seed_example_and_the_colour_positions() -> No
 
 
 def test_moving_onto_occupied_squares_fails_the_blocking_positions() -> None:
-    status, report = validate(str(STUDENTS / "occupied_ok.py"), "--time", "1")
+    status, report = validate(str(STUDENTS / "occupied_ok" / "bestmove.py"), "--time", "1")
     assert status == 1
     wrong = failed(report, "correctness")
     assert report["verdict"].startswith("FAIL: correctness")
@@ -133,7 +134,7 @@ def test_moving_onto_occupied_squares_fails_the_blocking_positions() -> None:
 
 
 def test_debug_output_fails_the_protocol_but_the_answers_are_judged() -> None:
-    status, report = validate(str(STUDENTS / "debug_output.py"), "--time", "1")
+    status, report = validate(str(STUDENTS / "debug_output" / "bestmove.py"), "--time", "1")
     assert status == 1
     assert report["verdict"].startswith("FAIL: protocol")
     assert report["verdict"].endswith(" (first failure: one-line: printed 2 lines; only the verdict line may be "
@@ -141,6 +142,12 @@ def test_debug_output_fails_the_protocol_but_the_answers_are_judged() -> None:
     assert failed(report, "protocol") == ["one-line"]
     correctness = checks(report, "correctness")
     assert all(check["passed"] for check in correctness.values() if check["judged"])
+
+
+def test_the_sample_students_share_one_copy_of_their_common_code() -> None:
+    copies = {path.parent.name: path.read_text() for path in STUDENTS.glob("*/_common.py")}
+    assert sorted(copies) == ["colours_swapped", "debug_output", "occupied_ok", "plain_minimax"]
+    assert len(set(copies.values())) == 1  # one folder per student, the shared code copied alike
 
 
 def test_a_missing_program_is_reported_not_raised(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """What the sample students share: a plain memoized minimax over every position, with --move.
 
-Each student is this search with one of its own habits: ``order`` lists which coordinates are
+Each student submits a copy of it in a folder of their own (a student's program sees only its own
+folder), and is this search with one of its own habits: ``order`` lists which coordinates are
 black's and white's knights, ``blocking`` whether occupied squares are refused, ``debug`` whether a
 debug line is left in."""
 import sys
