@@ -43,11 +43,14 @@ def is_name(value: object) -> bool:
 class Fields:
     """Typed reads of one object's keys; a problem is RecordRefused naming the key's path."""
 
-    def __init__(self, data: object, path: str = "") -> None:
+    def __init__(self, data: object, path: str = "", *, names: bool = True) -> None:
         if not isinstance(data, Mapping):
             raise RecordRefused(f"{path or 'the line'}: expected an object, got {shown(data)}")
         self.data: Mapping[str, Any] = data
         self.path = path
+        self.names = names
+        """Whether names must be printable (what comes in); a stored name need only be text, and
+        is shown safely wherever it goes."""
 
     def where(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -81,6 +84,8 @@ class Fields:
         return None if found is None else self.text(key, found, given=True)
 
     def name(self, key: str) -> str:
+        if not self.names:
+            return self.text(key)
         found = self.get(key)
         if not isinstance(found, str):
             raise self.refuse(key, "a name (text)", found)
@@ -125,16 +130,17 @@ class Fields:
         return tuple(self.text(f"{key}[{index}]", item, given=True) for index, item in enumerate(found))
 
     def object(self, key: str) -> Fields:
-        return Fields(self.get(key), self.where(key))
+        return Fields(self.get(key), self.where(key), names=self.names)
 
 
-def record_from_data(data: object, extra: Sequence[str] = ()) -> GameRecord:
+def record_from_data(data: object, extra: Sequence[str] = (), *, names: bool = True) -> GameRecord:
     """A GameRecord from its JSON form (``GameRecord.to_json``), every field's type checked; keys
-    other than the record's, ``plies``, ``n`` and ``extra`` are refused. RecordRefused otherwise."""
-    fields = Fields(data)
+    other than the record's, ``plies``, ``n`` and ``extra`` are refused. RecordRefused otherwise.
+    ``names=False`` (a record read back from the store) takes any text for a name."""
+    fields = Fields(data, names=names)
     fields.only((*RECORD_KEYS, "plies", "n", *extra))
     game = fields.choice("game", _GAME_CHOICES)
-    moves = [move_from_data(item, f"moves[{index}]") for index, item in enumerate(fields.items("moves"))]
+    moves = [move_from_data(item, f"moves[{index}]", names) for index, item in enumerate(fields.items("moves"))]
     if "plies" in fields.data and fields.whole("plies") != len(moves):
         raise RecordRefused(f"plies: {shown(fields.data['plies'])}, but {len(moves)} moves are recorded")
     size = fields.text("size")
@@ -148,7 +154,7 @@ def record_from_data(data: object, extra: Sequence[str] = ()) -> GameRecord:
         fields.whole("max_plies", 1, MAX_PLIES), fields.choice("win_priority", ("mover", "blue")), moves,
         fields.choice("result", tuple(RESULTS.values())), fields.choice("winner", (*PLAYERS, None)),
         None if termination is None else Termination(termination), fields.text("reason"),
-        None if fault_data is None else fault_from_data(fault_data, "fault"))
+        None if fault_data is None else fault_from_data(fault_data, "fault", names))
 
 
 def _betsy_n(size: str) -> int | None:
@@ -161,18 +167,19 @@ _PLAYER_CHOICES = tuple(PLAYERS)
 _VERDICTS = {verdict.value: verdict for verdict in Verdict}
 
 
-def move_from_data(data: object, path: str) -> MoveRecord:
+def move_from_data(data: object, path: str, names: bool = True) -> MoveRecord:
     """One move of a record from its JSON form (see ``record_from_data``)."""
     if type(data) is dict and data.keys() == _MOVE_KEY_SET:  # the common case in one test, no message built
         ply, player, engine, move, board, verdict, seconds, warnings, detail = (data[key] for key in MOVE_KEYS)
         if (type(ply) is int and 1 <= ply <= MAX_WHOLE and player in _PLAYER_CHOICES and type(engine) is str
-                and is_name(engine) and (move is None or type(move) is int and -MAX_WHOLE <= move <= MAX_WHOLE)
+                and (is_name(engine) or not names and not _SURROGATE.search(engine))
+                and (move is None or type(move) is int and -MAX_WHOLE <= move <= MAX_WHOLE)
                 and (board is None or type(board) is str and not _SURROGATE.search(board))
                 and type(verdict) is str and verdict in _VERDICTS and type(seconds) in (int, float)
                 and 0 <= seconds <= 10 * MAX_SECONDS and warnings == [] and type(warnings) is list
                 and type(detail) is str and not _SURROGATE.search(detail)):
             return MoveRecord(ply, player, engine, move, board, _VERDICTS[verdict], float(seconds), (), detail)
-    fields = Fields(data, path)
+    fields = Fields(data, path, names=names)
     fields.only(MOVE_KEYS)
     warnings = tuple(warning_from_data(item, f"{path}.warnings[{index}]")
                      for index, item in enumerate(fields.items("warnings")))
@@ -189,9 +196,9 @@ def warning_from_data(data: object, path: str) -> CallWarning:
     return CallWarning(WarningKind(fields.choice("kind", tuple(k.value for k in WarningKind))), fields.text("text"))
 
 
-def fault_from_data(data: object, path: str) -> Fault:
+def fault_from_data(data: object, path: str, names: bool = True) -> Fault:
     """A forfeit's evidence from its JSON form (``GameRecord.to_json()["fault"]``)."""
-    fields = Fields(data, path)
+    fields = Fields(data, path, names=names)
     fields.only(FAULT_KEYS)
     return Fault(
         fields.name("engine"), fields.choice("player", tuple(PLAYERS)),

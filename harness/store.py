@@ -613,7 +613,7 @@ class Store:
         """A stored game as the GameRecord it was written from (enums, warnings and fault included);
         StoreError naming the game and the field when a stored value is not a game's."""
         with self._damage(f"game {row_id}"):
-            record = record_from_data(self.game_data(row_id), STORED_KEYS)
+            record = record_from_data(self.game_data(row_id), STORED_KEYS, names=False)
             check_replayable(record)
         return record
 
@@ -631,7 +631,7 @@ class Store:
         with self._damage(f"game {row[0]}"):
             fault = None if row[13] is None else _json_column(row[13], "fault", dict)
             if fault is not None:
-                fault_from_data(fault, "fault")
+                fault_from_data(fault, "fault", names=False)
             stored = StoredGame(
                 fields.text("key"), fields.text("pair_key"), fields.whole("round"), fields.choice("game", tuple(GAMES)),
                 fields.text("size"), fields.text("x"), fields.text("o"),
