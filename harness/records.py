@@ -36,8 +36,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def is_name(value: object) -> bool:
-    """Whether ``value`` can name an engine or a tournament (harness.text.name_problem)."""
-    return isinstance(value, str) and name_problem(value) is None
+    """Whether ``value`` can name an engine or a tournament: the rule of harness.text.name_problem
+    (not empty, every character printable), in one call for the per-move path."""
+    return isinstance(value, str) and value != "" and value.isprintable()
 
 
 class Fields:
