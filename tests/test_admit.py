@@ -437,3 +437,16 @@ def test_readers_of_a_damaged_database_name_the_damage_in_one_line(tmp_path: Pat
         else:
             assert (code, err) == (2, f"arena: error: {values['db']} is damaged ({expected.format(**values)}); "
                                       f"restore it from a copy, or give another database\n"), command
+
+
+def test_the_per_move_name_test_is_the_name_rule_of_harness_text() -> None:
+    import random
+
+    from harness.records import is_name
+    from harness.text import name_problem
+
+    alphabet = [chr(code) for code in range(0x3000)] + ["\u202e", "\u2066", "\ud800", "\U000e0001", "\U0001f600"]
+    rng = random.Random(1)
+    for _ in range(20_000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+        assert is_name(name) == (name_problem(name) is None), repr(name)
