@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Optional, TextIO, TypeVar
+from typing import Annotated, BinaryIO, Optional, TextIO, TypeVar
 
 import typer
 
@@ -580,7 +580,9 @@ def merge(
     sources: Annotated[list[Path], typer.Argument(help="Databases holding shares of the same tournament.")],
 ) -> None:
     """Add the games of each SOURCE's latest tournament to DB: shares of one tournament played on
-    several machines (arena tournament --rounds) become one tournament to report."""
+    several machines (arena tournament --rounds) become one tournament to report. Each game is
+    checked as arena import checks a line; a share with one refused game adds nothing."""
+    from harness.admit import merge_share
     from harness.store import Store
 
     def run() -> None:
@@ -603,9 +605,9 @@ def merge(
                 for source, share, chosen in shares:
                     with _reading(source):
                         name = share.tournament_info(chosen)["name"]
-                        tournament, added, already = target.merge_from(share, chosen)
-                    typer.echo(f"{source}: {added} games of tournament {name!r} added to {db} "
-                               f"(#{tournament}), {already} already there")
+                        tournament, added, already = merge_share(target, share, chosen)
+                    _echo(f"{source}: {added} games of tournament {name!r} added to {db} "
+                          f"(#{tournament}), {already} already there")
         finally:
             for _, share, _ in shares:
                 share.close()
@@ -868,22 +870,31 @@ def import_games(
     db: Annotated[Path, typer.Argument(help="Results database to add the games to (created if missing).")],
     files: Annotated[list[Path], typer.Argument(help="JSON Lines files written by arena export.")],
 ) -> None:
-    """Read games exported by arena export back into a results database (games already there are skipped)."""
+    """Read games exported by arena export back into a results database (games already there are
+    skipped). Each game is replayed through the rules and held to its tournament; a file with one
+    refused line adds nothing."""
     from harness import gamelog
     from harness.store import Store, check_database_file
 
     def run() -> None:
-        texts = []
-        for file in files:
-            try:
-                texts.append((file, file.read_text(encoding="utf-8").splitlines()))
-            except (OSError, UnicodeDecodeError) as error:
-                raise UsageError(f"cannot read {file}: {getattr(error, 'strerror', None) or error}") from None
-        check_database_file(db)
-        with Store(db, role="arena import") as store:
-            for file, lines in texts:
-                added, already = gamelog.import_records(store, lines, str(file))
-                typer.echo(f"{file}: {added} games added to {db}, {already} already there")
+        opened: list[tuple[Path, BinaryIO]] = []
+        try:
+            for file in files:
+                try:
+                    opened.append((file, open(file, "rb")))  # noqa: SIM115 - closed below
+                except OSError as error:
+                    raise UsageError(f"cannot read {file}: {error.strerror or error}") from None
+            check_database_file(db)
+            with Store(db, role="arena import") as store:
+                for file, handle in opened:
+                    try:
+                        added, already = gamelog.import_records(store, handle, str(file))
+                    except OSError as error:
+                        raise UsageError(f"cannot read {file}: {error.strerror or error}") from None
+                    _echo(f"{file}: {added} games added to {db}, {already} already there")
+        finally:
+            for _, handle in opened:
+                handle.close()
 
     _guard(run)
 
@@ -1024,7 +1035,8 @@ def validate(
     finally:
         bar.close()
     if html is not None:
-        _guard(lambda: _write_output_file(html, "--html", render_html(report)))
+        base = Path(engine.program).parent if engine is not None and engine.program else None
+        _guard(lambda: _write_output_file(html, "--html", render_html(report, base)))
     if as_json:
         typer.echo(json.dumps(report.to_json()))
     else:

@@ -10,18 +10,23 @@ everything the database holds about the game, so importing the lines rebuilds it
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Iterable, Iterator
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
+from harness.admit import Admission, Offered, Tournament, offered_from_data, tournament_from_data
 from harness.errors import UsageError
-from harness.games.errors import PositionError
-from harness.games.registry import get_game
-from harness.match import Fault, GameRecord, MoveRecord, Termination
-from harness.protocol import CallWarning, Verdict
+from harness.games.registry import RuleOptions, get_game
+from harness.match import GameRecord, MoveRecord
+from harness.protocol import Verdict
+from harness.records import Fields, record_from_data
 from harness.store import GameRow, Store
 from harness.text import visible
+from harness.verify import RecordRefused, shown
 
 EXTRA_KEYS = ("game_id", "key", "pair_key", "round", "finished_at", "tournament")
 """What an exported line holds beyond ``arena match --json``'s record."""
@@ -41,88 +46,104 @@ def export_records(store: Store, tournament: int | None = None) -> Iterator[dict
         yield data
 
 
-def import_records(store: Store, lines: Iterable[str], source: str) -> tuple[int, int]:
-    """Add exported games to ``store`` (each into its tournament, found or made by name and config);
-    returns (games added, games already there). Every line is checked before anything is written."""
-    parsed = [(number, record_from_json(data, f"{source} line {number}"), data)
-              for number, data in _objects(lines, source)]
+MAX_LINE_BYTES = 16 << 20
+"""The longest line ``arena import`` reads (an exported game of 10,000 plies is about 2 MiB)."""
+MAX_FILE_BYTES = 1 << 30
+"""The largest file ``arena import`` reads."""
+
+
+def import_records(store: Store, file: BinaryIO, source: str) -> tuple[int, int]:
+    """Add the exported games in ``file`` to ``store``, each into its tournament (found, or made,
+    by name and config), believing nothing a line claims (harness.admit); returns (games added,
+    games already there). All or nothing: the games are written in one transaction, which the
+    first refused line rolls back (UsageError or RecordRefused naming the file and line)."""
     added = already = 0
-    for number, record, data in parsed:
-        info = data["tournament"]
-        tournament = store.ensure_tournament(info["name"], info["config"], info["engines"],
-                                             created_at=info.get("created_at"))
-        row = store.save_record(tournament, data["key"], data["pair_key"], data["round"], record,
-                                data["finished_at"])
-        if row is None:
-            already += 1
-        else:
-            added += 1
+    with store.transaction():
+        admission = Admission(store)
+        for number, data in _objects(file, source):
+            try:
+                tournament, game = offered_line(data)
+                if admission.admit(tournament, game):
+                    added += 1
+                else:
+                    already += 1
+            except RecordRefused as error:
+                raise RecordRefused(f"{source} line {number}: {error}") from None
     return added, already
 
 
-def _objects(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(lines, 1):
+def offered_line(data: dict[str, Any]) -> tuple[Tournament, Offered]:
+    """The tournament and game of one exported line, every field's type checked."""
+    record = record_from_data(data, EXTRA_KEYS)
+    fields = Fields(data)
+    fields.whole("game_id", 1)  # its number in the database it came from: informative only
+    info = fields.object("tournament")
+    info.only(("name", "created_at", "config", "engines"))
+    return tournament_from_data(info, info.items("engines"), info.get("config")), offered_from_data(data, record)
+
+
+def read_lines(file: BinaryIO, source: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``file`` (numbered from 1) as text, read one at a time: a line over
+    MAX_LINE_BYTES, a file over MAX_FILE_BYTES or bytes that are not UTF-8 are a UsageError at once."""
+    try:
+        info = os.fstat(file.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
+        raise UsageError(f"{source}: {info.st_size} bytes, over the {MAX_FILE_BYTES >> 30} GiB that one import "
+                         f"reads; split it (arena export --tournament K) or import its parts one by one")
+    total = 0
+    number = 0
+    while True:
+        line = file.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        total += len(line)
+        if total > MAX_FILE_BYTES:
+            raise UsageError(f"{source}: over the {MAX_FILE_BYTES >> 30} GiB that one import reads; split it "
+                             f"(arena export --tournament K) or import its parts one by one")
+        if len(line) > MAX_LINE_BYTES and not (len(line) == MAX_LINE_BYTES + 1 and line.endswith(b"\n")):
+            raise UsageError(f"{source} line {number}: longer than {MAX_LINE_BYTES >> 20} MiB, so not a game "
+                             f"'arena export' writes; give a file written by 'arena export'")
+        try:
+            yield number, line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{source} line {number}: not UTF-8 text; give a file written by 'arena export'") from None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {shown(key)} is given twice")
+        found[key] = value
+    return found
+
+
+def _objects(file: BinaryIO, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in read_lines(file, source):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as error:
             raise UsageError(f"{source} line {number}: not JSON ({error.msg}); give a file written by 'arena export'") from None
-        if not isinstance(data, dict):
-            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {type(data).__name__}")
+        except (ValueError, RecursionError) as error:
+            why = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+            raise UsageError(f"{source} line {number}: not JSON as 'arena export' writes it ({why})") from None
+        if not isinstance(data, dict):  # its kind only: a line of another file is not shown
+            kind = ("true or false" if isinstance(data, bool) else "null" if data is None else "text"
+                    if isinstance(data, str) else "a number" if isinstance(data, (int, float)) else "a list")
+            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {kind}")
         yield number, data
 
 
-def record_from_json(data: dict[str, Any], where: str) -> GameRecord:
-    """A GameRecord from an exported (or ``arena match --json``) object; UsageError naming what is
-    missing or wrong. The moves are replayed on the rules, so a tampered game is refused."""
-    try:
-        missing = [key for key in (*EXTRA_KEYS, "x", "o", "game", "size", "moves", "result") if key not in data]
-        if missing:
-            raise UsageError(f"{where}: missing {', '.join(missing)}; give lines written by 'arena export'")
-        moves = tuple(
-            MoveRecord(m["ply"], m["player"], m["engine"], m["move"], m["board"], Verdict(m["verdict"]),
-                       float(m["seconds"]), tuple(CallWarning.from_json(w) for w in m["warnings"]),
-                       m["detail"])
-            for m in data["moves"])
-        fault_data = data.get("fault")
-        fault = None if fault_data is None else Fault.from_json(fault_data)
-        record = GameRecord(
-            data["x"], data["o"], data["game"], data["size"], float(data["time"]), data["start_board"],
-            data["start_player"], int(data["max_plies"]), data["win_priority"], list(moves), data["result"],
-            data["winner"], Termination(data["termination"]) if data["termination"] else None, data["reason"], fault)
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, UsageError):
-            raise
-        raise UsageError(f"{where}: not a game as 'arena export' writes it ({type(error).__name__}: {error})") from None
-    problem = replay_problem(record)
-    if problem is not None:
-        raise UsageError(f"{where}: {problem}")
-    return record
-
-
-def replay_problem(record: GameRecord) -> str | None:
-    """Why a record's moves are not a game under its rules (illegal move, wrong board), or None."""
-    try:
-        rules = get_game(record.game)
-        position = rules.position(record.size, record.start_player, record.start_board,
-                                  _options(record))
-    except PositionError as error:
-        return f"bad start position: {error}"
-    for move in record.moves:
-        if move.verdict is not Verdict.OK:
-            return None if move is record.moves[-1] else f"ply {move.ply}: a faulty move that is not the last"
-        if move.move is None or not position.is_legal(move.move):
-            return f"ply {move.ply}: move {move.move} is not legal"
-        position.push(move.move)
-        if position.board() != move.board:
-            return f"ply {move.ply}: the board after move {move.move} is not the one recorded"
-    return None
-
-
 def _options(record: GameRecord) -> Any:
-    from harness.games.registry import RuleOptions
-
     return RuleOptions(record.win_priority)
 
 

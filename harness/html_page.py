@@ -1,19 +1,26 @@
 """Pieces shared by the project's HTML pages (tournament reports, game replays, validation reports):
 the page frame with its style sheet and replay script, boards drawn as SVG, and replay widgets.
 
-Every page works offline from ``file://``: nothing is loaded from the network. Every text that an
-engine or a config can choose (names, output tails, details) goes through ``esc`` or, inside a
-replay's JSON, through ``json_script``, which the script reads with ``textContent`` only.
+Every page works offline from ``file://``: nothing is loaded from the network. Every value written
+into a page goes through ``esc`` where it is written (numbers too: a stored value may be anything),
+or, inside a replay's JSON, through ``json_script``, which the script reads with ``textContent``
+only. Both also publish paths: inside ``paths_relative_to(base)`` an absolute path in any text
+is shown relative to ``base`` (a config's folder) when it lies under it, else by its file name, so
+a page never shows the operator's file layout.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import html
 import json
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 ASSETS = ("arena.css", "replay.js")
@@ -22,9 +29,46 @@ PITCH = 30
 """Pixels from one board cell to the next."""
 
 
+_BASE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("published_base", default=None)
+_ABSOLUTE = re.compile(r"(?<![^\s'\"=(\[,:])/(?!/)[^\s'\"<>()\[\],;:]+")
+"""An absolute path in free text: a '/' that starts a word (or follows a quote, '=', ':' ...), not '//'."""
+
+
+@contextlib.contextmanager
+def paths_relative_to(base: Path | None) -> Iterator[None]:
+    """Inside, pages show absolute paths relative to ``base`` when under it, else by file name."""
+    token = _BASE.set(Path(os.path.normpath(base)) if base is not None else None)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
+def public_path(path: str) -> str:
+    """An absolute path as a page shows it: relative to the base folder, or its file name."""
+    clean = PurePosixPath(os.path.normpath(path))
+    base = _BASE.get()
+    if base is not None:
+        try:
+            return str(clean.relative_to(base))
+        except ValueError:
+            pass
+    return clean.name or path
+
+
+def public(text: str) -> str:
+    """``text`` with each absolute path in it made public (``public_path``)."""
+    return _ABSOLUTE.sub(lambda found: public_path(found.group(0)), text) if "/" in text else text
+
+
+def public_word(word: str) -> str:
+    """One word of a command: a whole absolute path made public, any other word as ``public``."""
+    return public_path(word) if word.startswith("/") and not word.startswith("//") else public(word)
+
+
 def esc(value: object) -> str:
-    """Text made safe for HTML content and quoted attributes."""
-    return html.escape(str(value), quote=True)
+    """Any value as text safe for HTML content and quoted attributes, its paths made public."""
+    return html.escape(public(str(value)), quote=True)
 
 
 def asset(name: str) -> str:
@@ -38,9 +82,19 @@ def write_assets(folder: Path) -> None:
 
 def json_script(data: Any, css_class: str) -> str:
     """Data for a page's script, inert: a JSON script element that no text in ``data`` can close."""
-    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    text = json.dumps(_public_data(data), ensure_ascii=True, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f'<script type="application/json" class="{css_class}">{text}</script>'
+
+
+def _public_data(data: Any) -> Any:
+    if isinstance(data, str):
+        return public(data)
+    if isinstance(data, dict):
+        return {key: _public_data(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_public_data(value) for value in data]
+    return data
 
 
 def page(title: str, body: str, root: str | None = "", scripts: bool = False) -> str:

@@ -17,8 +17,9 @@ from harness.errors import UsageError
 from harness.match import Standing, score_for_x
 from harness.protocol import Verdict
 from harness.ratings import GameResult, PairedEstimate, elo_ratings, los_matrix, paired_estimate, pentanomial
-from harness.store import Store
+from harness.store import Store, damaged
 from harness.text import csv_cell, visible
+from harness.verify import shown
 
 FAULT_VERDICTS = [v.value for v in Verdict if v is not Verdict.OK]
 VERDICT_ABBREVIATIONS = {"time": "time", "no-answer": "no-ans", "output-limit": "out-lim", "illegal-move": "illegal",
@@ -111,6 +112,10 @@ def build_report(store: Store, tournament: int) -> Report:
     standings = {name: Standing() for name in names}
     by_colour: dict[tuple[str, str], dict[str, Standing]] = {}
     for game in stored:
+        for name in (game.x, game.o, *([game.fault["engine"]] if game.fault is not None else [])):
+            if name not in rows:
+                raise damaged(store.path, f"game {shown(game.game_id)} of tournament {shown(info['name'])}: engine "
+                                          f"{shown(name)} is not one of its engines ({_names(names)})")
         score = score_for_x(game.result)
         results.append(GameResult(game.x, game.o, score, game.pair_key))
         for me, other, colour, points in ((game.x, game.o, "x", score), (game.o, game.x, "o", 1 - score)):
@@ -134,7 +139,7 @@ def build_report(store: Store, tournament: int) -> Report:
     for name, (count, mean, peak) in store.move_times(tournament).items():
         if name in rows:
             rows[name].moves, rows[name].mean_move_seconds, rows[name].max_move_seconds = count, mean, peak
-    for name, seconds in move_seconds(store, tournament).items():
+    for name, seconds in store.move_seconds(tournament).items():
         if name in rows:
             rows[name].move_quantiles = tuple(quantile(seconds, q) for q in QUANTILES)
     ranked = sorted(rows.values(), key=lambda r: (-r.elo, -r.score, r.name))
@@ -146,6 +151,12 @@ def build_report(store: Store, tournament: int) -> Report:
         names,
         conversion(stored),
     )
+
+
+def _names(names: list[str]) -> str:
+    """Engine names for a message: as they are, the list cut at 200 characters."""
+    text = ", ".join(names) or "none"
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def conversion(stored: list[Any]) -> dict[str, list[int]]:
@@ -177,18 +188,6 @@ def conversion(stored: list[Any]) -> dict[str, list[int]]:
     return found
 
 
-def move_seconds(store: Store, tournament: int) -> dict[str, list[float]]:
-    """Every engine call's seconds in a tournament, sorted, by engine."""
-    found: dict[str, list[float]] = {}
-    # Store.move_times has only count, mean and max; quantiles need every call's time.
-    for name, seconds in store.connection.execute(
-        "SELECT m.engine, m.seconds FROM moves m JOIN games g ON g.id = m.game WHERE g.tournament_id = ? "
-        "ORDER BY m.seconds", (tournament,)
-    ):
-        found.setdefault(name, []).append(seconds)
-    return found
-
-
 def quantile(ordered: list[float], q: float) -> float:
     """The q-quantile of sorted values, interpolated linearly between the two nearest."""
     if not ordered:
@@ -208,17 +207,26 @@ def format_points(value: float) -> str:
     return f"{value:g}"
 
 
+def config_seconds(config: dict[str, Any]) -> float:
+    """The config's time per move (0 when it has none, or not a number: an imported config)."""
+    value = config.get("time", 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _listed(value: object) -> str:
+    return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+
+
 def title_line(report: Report) -> str:
     config = report.config
     if "n" in config:  # Betsy
-        game, sizes = "", "n = " + ", ".join(str(n) for n in config["n"])
+        game, sizes = "", "n = " + _listed(config["n"])
     elif config.get("game") == "kings-horses":
-        game, sizes = "kings-horses ", "starts in 1.." + ", 1..".join(
-            str(size) for size in config.get("size", []))
+        game, sizes = "kings-horses ", "starts in 1.." + _listed(config.get("size", [])).replace(", ", ", 1..")
     else:
-        game, sizes = f"{config.get('game', '')} ", ", ".join(str(size) for size in config.get("size", []))
+        game, sizes = f"{config.get('game', '')} ", _listed(config.get("size", []))
     return (f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
-            f"{config.get('time', 0):g} s per move, {config.get('format', '')}")
+            f"{config_seconds(config):g} s per move, {config.get('format', '')}")
 
 
 def _cell(report: Report, a: str, b: str) -> str:

@@ -13,10 +13,10 @@ from harness.errors import UsageError
 from harness.gamelog import frames
 from harness.games.registry import get_game
 from harness.html_charts import box_plot, elo_chart, heat_colour, spark_bars, stacked_bars
-from harness.html_page import Step, esc, page, replay_html, write_assets
+from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html, write_assets
 from harness.match import GameRecord
 from harness.protocol import Verdict
-from harness.report import FAULT_VERDICTS, QUANTILES, Report, format_points, title_line
+from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, title_line
 from harness.store import GameRow, Store
 
 MAX_FORFEITS_LISTED = 50
@@ -75,7 +75,7 @@ def game_steps(record: GameRecord) -> tuple[list[Step], int]:
 
 def _moves_table(record: GameRecord, replay_id: str) -> str:
     rules = get_game(record.game)
-    rows = [f'<tr data-step="0" data-replay="{replay_id}"><td class="num">0</td><td colspan="5">start, '
+    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="5">start, '
             f'{esc(record.start_player)} to move</td></tr>']
     for move in record.moves:
         ok = move.verdict is Verdict.OK and move.move is not None
@@ -83,9 +83,9 @@ def _moves_table(record: GameRecord, replay_id: str) -> str:
         notes = [move.detail] if move.detail else []
         notes += [str(warning) for warning in move.warnings]
         rows.append(
-            f'<tr data-step="{move.ply}" data-replay="{replay_id}"><td class="num">{move.ply}</td>'
+            f'<tr data-step="{esc(move.ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(move.ply)}</td>'
             f"<td>{esc(move.player)} {esc(move.engine)}</td><td>{esc(what)}</td>"
-            f'<td class="num">{move.seconds:.3f}</td>'
+            f'<td class="num">{esc(f"{move.seconds:.3f}")}</td>'
             f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(move.verdict.value)}</td>'
             f"<td>{'<br>'.join(esc(note) for note in notes)}</td></tr>")
     return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
@@ -99,14 +99,14 @@ def game_page(row: GameRow, record: GameRecord, previous: int | None, following:
     steps, columns = game_steps(record)
     links = ['<a href="../index.html">tournament</a>', '<a href="../games.html">all games</a>']
     if previous is not None:
-        links.append(f'<a href="{previous}.html" rel="prev">previous game ({previous})</a>')
+        links.append(f'<a href="{esc(previous)}.html" rel="prev">previous game ({esc(previous)})</a>')
     if following is not None:
-        links.append(f'<a href="{following}.html" rel="next">next game ({following})</a>')
+        links.append(f'<a href="{esc(following)}.html" rel="next">next game ({esc(following)})</a>')
     body = [
         f'<nav class="top">{" ".join(links)}</nav>',
-        f"<h1>Game {row.id}: {esc(record.x)} (x) vs {esc(record.o)} (o)</h1>",
-        f'<p class="meta">{esc(rules.title)} {esc(rules.size_phrase(record.size))}, {record.time:g} s per move; '
-        f"tournament {esc(row.tournament_name)!s}, round {row.round}, key <code>{esc(row.key)}</code>; "
+        f"<h1>Game {esc(row.id)}: {esc(record.x)} (x) vs {esc(record.o)} (o)</h1>",
+        f'<p class="meta">{esc(rules.title)} {esc(rules.size_phrase(record.size))}, {esc(f"{record.time:g}")} s per '
+        f"move; tournament {esc(row.tournament_name)}, round {esc(row.round)}, key <code>{esc(row.key)}</code>; "
         f"finished {esc(row.finished_at)}</p>",
         f'<p class="result"><b>Result {esc(record.result)}</b>: {esc(record.reason)}</p>',
         replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay")),
@@ -118,7 +118,8 @@ def game_page(row: GameRow, record: GameRecord, previous: int | None, following:
             f"<p>{esc(fault.detail)}</p>",
             '<table class="data"><tr><th>exit status</th>'
             f"<td>{esc(fault.exit_status) if fault.exit_status is not None else 'none (killed or still running)'}"
-            f"</td></tr><tr><th>command</th><td><code>{esc(shlex.join(fault.argv))}</code></td></tr></table>",
+            f"</td></tr><tr><th>command</th><td><code>{esc(shlex.join(public_word(word) for word in fault.argv))}"
+            "</code></td></tr></table>",
             "<h3>stdout, last lines</h3>",
             f"<pre class='stdout'>{esc(chr(10).join(fault.stdout_tail)) or '(nothing)'}</pre>",
             "<h3>stderr, the end</h3>",
@@ -132,7 +133,7 @@ def _pct(value: float) -> str:
 
 
 def _elo(value: float) -> str:
-    return f"{value:+.0f}" if abs(value) != float("inf") else ("+&#x221e;" if value > 0 else "&#x2212;&#x221e;")
+    return esc(f"{value:+.0f}") if abs(value) != float("inf") else ("+&#x221e;" if value > 0 else "&#x2212;&#x221e;")
 
 
 def _ratings(report: Report) -> list[str]:
@@ -141,10 +142,12 @@ def _ratings(report: Report) -> list[str]:
         nxt = report.engines[rank].name if rank < len(report.engines) else None
         los = report.los.get(row.name, {}).get(nxt) if nxt else None
         rows.append(
-            f'<tr><td class="num">{rank}</td><td>{esc(row.name)}</td><td class="num">{row.games}</td>'
-            f'<td class="num">{format_points(row.score)}</td><td class="num">{row.wins}-{row.draws}-{row.losses}</td>'
-            f'<td class="num">{row.elo:+.0f}</td><td class="num">[{row.elo_ci[0]:+.0f}, {row.elo_ci[1]:+.0f}]</td>'
-            f'<td class="num">{_pct(los) if los is not None else ""}</td></tr>')
+            f'<tr><td class="num">{esc(rank)}</td><td>{esc(row.name)}</td><td class="num">{esc(row.games)}</td>'
+            f'<td class="num">{esc(format_points(row.score))}</td>'
+            f'<td class="num">{esc(f"{row.wins}-{row.draws}-{row.losses}")}</td>'
+            f'<td class="num">{esc(f"{row.elo:+.0f}")}</td>'
+            f'<td class="num">{esc(f"[{row.elo_ci[0]:+.0f}, {row.elo_ci[1]:+.0f}]")}</td>'
+            f'<td class="num">{esc(_pct(los)) if los is not None else ""}</td></tr>')
     chart = elo_chart([(row.name, row.elo, row.elo_ci[0], row.elo_ci[1]) for row in report.engines])
     return [
         '<h2 id="ratings">Ratings</h2>',
@@ -161,8 +164,8 @@ def _ratings(report: Report) -> list[str]:
 def _heat_cell(got: float, played: int, extra: str = "") -> str:
     if not played:
         return '<td class="num"></td>'
-    return (f'<td class="num" style="background:{heat_colour(got / played)}" title="{_pct(got / played)}">'
-            f"{format_points(got)}/{played}{extra}</td>")
+    return (f'<td class="num" style="background:{esc(heat_colour(got / played))}" title="{esc(_pct(got / played))}">'
+            f"{esc(format_points(got))}/{esc(played)}{extra}</td>")
 
 
 def _crosstable(report: Report) -> list[str]:
@@ -175,8 +178,8 @@ def _crosstable(report: Report) -> list[str]:
             got, played = report.crosstable.get(first, {}).get(other, (0.0, 0))
             standing = report.standing(first, other)
             rows.append(f"<tr><td>{esc(other)}</td>{_heat_cell(got, played)}"
-                        f'<td class="num">{standing.wins}-{standing.draws}-{standing.losses}</td>'
-                        f'<td class="num">{_pct(got / played) if played else ""}</td></tr>')
+                        f'<td class="num">{esc(f"{standing.wins}-{standing.draws}-{standing.losses}")}</td>'
+                        f'<td class="num">{esc(_pct(got / played)) if played else ""}</td></tr>')
         return head + [
             f'<p class="muted">Gauntlet: {esc(first)}\'s points / games against each opponent (green: '
             f"{esc(first)} scored more, red: less).</p>",
@@ -184,7 +187,7 @@ def _crosstable(report: Report) -> list[str]:
             f'<th class="num">{esc(first)}\'s points</th><th class="num">W-D-L</th><th class="num">score</th></tr>'
             "</thead><tbody>" + "".join(rows) + "</tbody></table>"]
     numbered = len(names) > 8
-    heads = "".join(f'<th class="num" title="{esc(name)}">{rank if numbered else esc(name)}</th>'
+    heads = "".join(f'<th class="num" title="{esc(name)}">{esc(rank) if numbered else esc(name)}</th>'
                     for rank, name in enumerate(names, 1))
     rows = []
     for rank, a in enumerate(names, 1):
@@ -195,7 +198,7 @@ def _crosstable(report: Report) -> list[str]:
             else:
                 got, played = report.crosstable.get(a, {}).get(b, (0.0, 0))
                 cells.append(_heat_cell(got, played))
-        rows.append(f'<tr><th class="num">{rank}</th><th>{esc(a)}</th>{"".join(cells)}</tr>')
+        rows.append(f'<tr><th class="num">{esc(rank)}</th><th>{esc(a)}</th>{"".join(cells)}</tr>')
     return head + [
         "<p class=\"muted\">The row engine's points / games against the column engine (green: the row "
         f"engine scored more, red: less){'; columns by rank' if numbered else ''}.</p>",
@@ -211,10 +214,10 @@ def _pairs(report: Report) -> list[str]:
         counts = report.pentanomial[(a, b)]
         low, high = estimate.elo_ci
         rows.append(
-            f"<tr><td>{esc(a)} vs {esc(b)}</td><td class=\"num\">{estimate.pairs}</td>"
-            f"<td>{spark_bars(counts, f'pentanomial {counts}')} <code>{counts}</code></td>"
+            f"<tr><td>{esc(a)} vs {esc(b)}</td><td class=\"num\">{esc(estimate.pairs)}</td>"
+            f"<td>{spark_bars(counts, f'pentanomial {counts}')} <code>{esc(counts)}</code></td>"
             f'<td class="num">{_elo(estimate.elo)}</td><td class="num">[{_elo(low)}, {_elo(high)}]</td>'
-            f'<td class="num">{_pct(estimate.los)}</td></tr>')
+            f'<td class="num">{esc(_pct(estimate.los))}</td></tr>')
     return [
         '<h2 id="pairs">Colour-swapped pairs</h2>',
         '<p class="muted">Pentanomial: how many pairs (one opening played twice, colours swapped) the first '
@@ -236,7 +239,7 @@ def _colours(report: Report) -> list[str]:
             standing = colours[colour]
             games = standing.wins + standing.draws + standing.losses
             cells.append(_heat_cell(standing.points, games)
-                         + f'<td class="num">{standing.wins}-{standing.draws}-{standing.losses}</td>')
+                         + f'<td class="num">{esc(f"{standing.wins}-{standing.draws}-{standing.losses}")}</td>')
         rows.append(f"<tr><td>{esc(a)} vs {esc(b)}</td>{''.join(cells)}</tr>")
     return [
         '<h2 id="colours">Results by colour</h2>',
@@ -248,11 +251,11 @@ def _colours(report: Report) -> list[str]:
 
 
 def _faults(report: Report, listed: list[_Listed]) -> list[str]:
-    legend = "".join(f'<span><i class="v-{v}"></i>{v}</span>' for v in FAULT_VERDICTS)
-    heads = "".join(f'<th class="num">{v}</th>' for v in FAULT_VERDICTS)
+    legend = "".join(f'<span><i class="v-{esc(v)}"></i>{esc(v)}</span>' for v in FAULT_VERDICTS)
+    heads = "".join(f'<th class="num">{esc(v)}</th>' for v in FAULT_VERDICTS)
     rows = "".join(
-        f'<tr><td>{esc(row.name)}</td><td class="num">{row.lost_by_fault}</td>'
-        + "".join(f'<td class="num">{row.faults.get(v, 0)}</td>' for v in FAULT_VERDICTS) + "</tr>"
+        f'<tr><td>{esc(row.name)}</td><td class="num">{esc(row.lost_by_fault)}</td>'
+        + "".join(f'<td class="num">{esc(row.faults.get(v, 0))}</td>' for v in FAULT_VERDICTS) + "</tr>"
         for row in report.engines)
     parts = [
         '<h2 id="faults">Faults</h2>',
@@ -271,28 +274,30 @@ def _faults(report: Report, listed: list[_Listed]) -> list[str]:
         parts.append(
             '<table class="data" id="forfeits-table"><thead><tr><th class="num">game</th><th>engine</th>'
             "<th>verdict</th><th>detail</th></tr></thead><tbody>"
-            + "".join(f'<tr><td class="num"><a href="games/{item.row.id}.html#forfeit">{item.row.id}</a></td>'
+            + "".join(f'<tr><td class="num"><a href="games/{esc(item.row.id)}.html#forfeit">{esc(item.row.id)}</a></td>'
                       f"<td>{esc(item.fault_engine)}</td><td>{esc(item.verdict)}</td>"
                       f"<td>{esc(item.detail[:160])}{'&#x2026;' if len(item.detail) > 160 else ''}</td></tr>"
                       for item in shown)
             + "</tbody></table>")
         if len(forfeits) > len(shown):
-            parts.append(f'<p class="muted">and {len(forfeits) - len(shown)} more in '
+            parts.append(f'<p class="muted">and {esc(len(forfeits) - len(shown))} more in '
                          '<a href="games.html">the list of games</a>.</p>')
     return parts
 
 
 def _times(report: Report) -> list[str]:
-    limit = float(report.config.get("time", 0) or 0)
-    heads = "".join(f'<th class="num">{name}</th>' for name in ("min", "p10", "p25", "median", "p75", "p90", "max"))
+    limit = config_seconds(report.config)
+    heads = "".join(f'<th class="num">{esc(name)}</th>' for name in ("min", "p10", "p25", "median", "p75", "p90", "max"))
     rows = "".join(
-        f'<tr><td>{esc(row.name)}</td><td class="num">{row.moves}</td><td class="num">{row.mean_move_seconds:.3f}</td>'
-        + "".join(f'<td class="num">{value:.3f}</td>' for value in (row.move_quantiles or (0.0,) * len(QUANTILES)))
+        f'<tr><td>{esc(row.name)}</td><td class="num">{esc(row.moves)}</td>'
+        f'<td class="num">{esc(f"{row.mean_move_seconds:.3f}")}</td>'
+        + "".join(f'<td class="num">{esc(f"{value:.3f}")}</td>'
+                  for value in (row.move_quantiles or (0.0,) * len(QUANTILES)))
         + "</tr>" for row in report.engines)
     return [
         '<h2 id="times">Move times</h2>',
         f'<p class="muted">Seconds per engine call: the box spans the middle half, the whiskers p10 to p90, '
-        f"the dots the fastest and slowest; the dashed line is the limit, {limit:g} s.</p>",
+        f"the dots the fastest and slowest; the dashed line is the limit, {esc(f'{limit:g}')} s.</p>",
         box_plot([(row.name, row.move_quantiles) for row in report.engines], limit),
         '<table class="data" id="times-table"><thead><tr><th>engine</th><th class="num">moves</th>'
         f'<th class="num">mean</th>{heads}</tr></thead><tbody>{rows}</tbody></table>',
@@ -301,10 +306,10 @@ def _times(report: Report) -> list[str]:
 
 def _games_table(listed: list[_Listed]) -> str:
     rows = "".join(
-        f'<tr><td class="num"><a href="games/{item.row.id}.html">{item.row.id}</a></td>'
-        f'<td class="num">{item.row.round}</td><td>{esc(item.row.size)}</td><td>{esc(item.row.x)}</td>'
+        f'<tr><td class="num"><a href="games/{esc(item.row.id)}.html">{esc(item.row.id)}</a></td>'
+        f'<td class="num">{esc(item.row.round)}</td><td>{esc(item.row.size)}</td><td>{esc(item.row.x)}</td>'
         f"<td>{esc(item.row.o)}</td><td>{esc(item.row.result)}</td><td>{esc(item.row.termination)}</td>"
-        f'<td class="num">{item.row.plies}</td><td>{esc(item.verdict)}</td></tr>'
+        f'<td class="num">{esc(item.row.plies)}</td><td>{esc(item.verdict)}</td></tr>'
         for item in listed)
     return ('<table class="data" id="games-table"><thead><tr><th class="num">game</th><th class="num">round</th>'
             "<th>size</th><th>x</th><th>o</th><th>result</th><th>end</th><th class=\"num\">plies</th>"
@@ -312,9 +317,9 @@ def _games_table(listed: list[_Listed]) -> str:
 
 
 def index_page(report: Report, listed: list[_Listed], created: str) -> str:
-    nav = " ".join(f'<a href="#{anchor}">{text}</a>' for anchor, text in NAV)
+    nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in NAV)
     body = [
-        f'<nav class="top">{nav} <a href="games.html">All {report.games} games</a></nav>',
+        f'<nav class="top">{nav} <a href="games.html">All {esc(report.games)} games</a></nav>',
         f"<h1>Tournament {esc(report.name)}</h1>",
         f'<p class="meta">{esc(title_line(report))}; started {esc(created)}</p>',
         *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report),
@@ -326,15 +331,19 @@ def index_page(report: Report, listed: list[_Listed], created: str) -> str:
 def games_page(report: Report, listed: list[_Listed]) -> str:
     body = ['<nav class="top"><a href="index.html">tournament</a></nav>',
             f"<h1>Games of tournament {esc(report.name)}</h1>",
-            f'<p class="meta">{len(listed)} games; click a game for its replay.</p>', _games_table(listed)]
+            f'<p class="meta">{esc(len(listed))} games; click a game for its replay.</p>', _games_table(listed)]
     return page(f"Games of {report.name}", "\n".join(body))
 
 
 def write_html_report(store: Store, tournament: int, report: Report, folder: Path) -> HtmlReport:
     """Write the report's pages into ``folder`` (created if missing): index.html, games.html, a page
-    per game in games/, and the style sheet and script they share."""
+    per game in games/, and the style sheet and script they share. Paths show relative to the
+    config's folder, or as file names (``html_page.paths_relative_to``)."""
+    config_path = store.tournament_info(tournament)["config_path"]
+    base = Path(config_path).parent if config_path.startswith("/") else None
     try:
-        return _write_pages(store, tournament, report, folder)
+        with paths_relative_to(base):
+            return _write_pages(store, tournament, report, folder)
     except OSError as error:
         raise UsageError(f"cannot write {error.filename or folder}: {error.strerror or error}") from None
 

@@ -7,12 +7,14 @@ Running the same config against the same database resumes it: finished games are
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,9 +22,14 @@ from typing import Any
 
 from harness.config import TournamentConfig
 from harness.errors import ConfigError, StoreError
-from harness.match import Fault, GameRecord, MoveRecord, Termination
-from harness.protocol import CallWarning, Verdict, WarningKind
+from harness.games.errors import PositionError
+from harness.games.registry import GAMES, PLAYERS
+from harness.match import GameRecord, Termination
+from harness.protocol import CallWarning, WarningKind
 from harness.schedule import ScheduledGame
+from harness.verify import RESULTS, RecordRefused, shown
+
+from harness.records import Fields, check_replayable, fault_from_data, record_from_data
 
 _GAME_COLUMNS = (
     "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, start_player, "
@@ -30,6 +37,12 @@ _GAME_COLUMNS = (
 )
 _OLD_GAME_COLUMNS = _GAME_COLUMNS.replace(", game, size", ", 'betsy', CAST(n AS TEXT)")
 """The same values from a database written before games were plugins (Betsy only, size = n)."""
+STORED_KEYS = ("key", "pair_key", "round", "finished_at")
+"""What ``Store.game_data`` holds beyond a record's JSON form."""
+_ROW_FIELDS = ("id", "tournament_id", "tournament", "key", "pair_key", "round", "game", "size", "x", "o", "result",
+               "termination", "plies", "finished_at")
+_STORED_FIELDS = ("id", "key", "pair_key", "round", "game", "size", "x", "o", "result", "winner", "termination",
+                  "reason", "plies", "fault", "start_board", "start_player")
 _MOVE_COLUMNS = "ply, player, engine, move, board, verdict, seconds, warnings_json, detail"
 _INSERT_TOURNAMENT = (
     "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) VALUES (?, ?, ?, ?, ?)"
@@ -205,6 +218,24 @@ def file_sha256(path: str | None) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def config_hash_of(config: dict[str, Any]) -> str:
+    """The SHA-256 that identifies a tournament's config (its JSON with sorted keys)."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+
+
+def _json_column(text: Any, where: str, kind: type) -> Any:
+    """A JSON column's value, which must be a ``kind`` (list or dict); RecordRefused otherwise."""
+    if not isinstance(text, str):
+        raise RecordRefused(f"{where}: expected JSON text, got {shown(text)}")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise RecordRefused(f"{where}: not JSON") from None
+    if not isinstance(value, kind):
+        raise RecordRefused(f"{where}: expected {'a list' if kind is list else 'an object'}, got {shown(value)}")
+    return value
 
 
 def _warning(item: Any) -> CallWarning:
@@ -404,7 +435,7 @@ class Store:
             cursor.execute(
                 _INSERT_TOURNAMENT,
                 (config.name, json.dumps(config.fingerprint(), sort_keys=True),
-                 config.fingerprint_hash(), config.path, now),
+                 config.fingerprint_hash(), str(Path(config.path).resolve()) if config.path else "", now),
             )
             tournament = int(cursor.lastrowid or 0)
             cursor.executemany(
@@ -423,7 +454,7 @@ class Store:
             f"kept), or give another --db"
         )
         if stored_hash != config.fingerprint_hash():
-            stored = json.loads(stored_json)
+            stored = self.tournament_info(tournament)["config"]
             current = config.fingerprint()
             changed = sorted(key for key in set(stored) | set(current) if stored.get(key) != current.get(key))
             raise ConfigError(
@@ -482,9 +513,10 @@ class Store:
     def ensure_tournament(self, name: str, config: dict[str, Any], engines: list[dict[str, Any]],
                           path: str = "", created_at: str | None = None) -> int:
         """The tournament named ``name`` with exactly this config (created, with its engines, if
-        missing): where single games (``arena play``) and imported games go."""
+        missing; an engine not yet in it is added): where ``arena play`` stores its games. Games from
+        outside go through harness.admit instead, which adds nothing unchecked."""
         config_json = json.dumps(config, sort_keys=True)
-        config_hash = hashlib.sha256(config_json.encode()).hexdigest()
+        config_hash = config_hash_of(config)
         row = self.connection.execute(
             "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)).fetchone()
         if row is not None and row[0] is not None:
@@ -508,10 +540,13 @@ class Store:
 
     def engines_of(self, tournament: int) -> list[dict[str, Any]]:
         """Each engine of a tournament: name, command, program file and its SHA-256."""
-        return [{"name": name, "command": command, "program": program, "sha256": sha}
-                for name, command, program, sha in self.connection.execute(
-                    "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid",
-                    (tournament,))]
+        engines = []
+        for values in self.engine_rows(tournament):
+            fields = Fields(values)
+            with self._damage(f"tournament {tournament}: engine {shown(values['name'])}"):
+                engines.append({"name": fields.text("name"), "command": fields.text("command"),
+                                "program": fields.optional_text("program"), "sha256": fields.optional_text("sha256")})
+        return engines
 
     def game_rows(self, tournament: int | None = None) -> list[GameRow]:
         """Every stored game (of one tournament, or all), in the order they were stored."""
@@ -521,7 +556,25 @@ class Store:
             f"SELECT g.id, g.tournament_id, t.name, g.game_id, g.pair_key, g.round, {game}, {size}, g.x, g.o, "
             f"g.result, g.termination, g.plies, g.finished_at FROM games g JOIN tournaments t ON t.id = g.tournament_id "
             f"{where} ORDER BY g.id", args).fetchall()
-        return [GameRow(*row) for row in rows]
+        return [self._game_row(row) for row in rows]
+
+    def _game_row(self, row: tuple[Any, ...]) -> GameRow:
+        fields = Fields(dict(zip(_ROW_FIELDS, row)))
+        with self._damage(f"game {row[0]}"):
+            return GameRow(
+                row[0], row[1], fields.text("tournament"), fields.text("key"), fields.text("pair_key"),
+                fields.whole("round"), fields.choice("game", tuple(GAMES)), fields.text("size"), fields.text("x"),
+                fields.text("o"), fields.choice("result", tuple(RESULTS.values())),
+                fields.choice("termination", tuple(t.value for t in Termination)), fields.whole("plies"),
+                fields.text("finished_at"))
+
+    @contextlib.contextmanager
+    def _damage(self, where: str) -> Iterator[None]:
+        """A stored value found wrong inside becomes StoreError naming ``where`` and the value."""
+        try:
+            yield
+        except RecordRefused as error:
+            raise damaged(self.path, f"{where}: {error}") from None
 
     def find_game(self, text: str) -> int | None:
         """The row id of a game given as its id (a number) or its key (``n5:r1:a:b:a``, when unique)."""
@@ -534,46 +587,124 @@ class Store:
                              f"number from 'arena games {self.path}'")
         return int(found[0][0]) if found else None
 
-    def game_record(self, row_id: int) -> GameRecord:
-        """A stored game as the GameRecord it was written from (enums, warnings and fault included)."""
-        columns = self._game_columns()
-        row = self.connection.execute(f"SELECT {columns} FROM games WHERE id = ?", (row_id,)).fetchone()
-        (_key, _pair, _round, _n, x, o, seconds, max_plies, win_priority, start_board, start_player, result,
-         winner, termination, reason, _plies, fault_json, _finished, game, size) = row
+    def game_data(self, row_id: int) -> dict[str, Any]:
+        """A stored game as the JSON form of its record (``GameRecord.to_json``) plus ``key``,
+        ``pair_key``, ``round`` and ``finished_at``, the values as stored: records.record_from_data
+        checks them. RecordRefused when a JSON column is not JSON."""
+        row = self.connection.execute(f"SELECT {self._game_columns()} FROM games WHERE id = ?", (row_id,)).fetchone()
+        (key, pair_key, round_number, _n, x, o, seconds, max_plies, win_priority, start_board, start_player, result,
+         winner, termination, reason, plies, fault_json, finished_at, game, size) = row
         moves = [
-            MoveRecord(ply, player, engine, move, board, Verdict(verdict), seconds_taken,
-                       tuple(_warning(item) for item in json.loads(warnings_json)), detail)
-            for ply, player, engine, move, board, verdict, seconds_taken, warnings_json, detail
-            in self.connection.execute(f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game = ? ORDER BY ply", (row_id,))
+            {"ply": ply, "player": player, "engine": engine, "move": move, "board": board, "verdict": verdict,
+             "seconds": seconds_taken, "detail": detail,
+             "warnings": [_warning(item).to_json() if isinstance(item, str) else item
+                          for item in _json_column(warnings_json, f"moves[{index}].warnings", list)]}
+            for index, (ply, player, engine, move, board, verdict, seconds_taken, warnings_json, detail)
+            in enumerate(self.connection.execute(
+                f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game = ? ORDER BY ply", (row_id,)))
         ]
-        fault = None
-        if fault_json is not None:
-            fault = Fault.from_json(json.loads(fault_json))
-        return GameRecord(x, o, game, size, seconds, start_board, start_player, max_plies, win_priority, moves,
-                          result, winner, Termination(termination) if termination else None, reason, fault)
+        return {"key": key, "pair_key": pair_key, "round": round_number, "finished_at": finished_at,
+                "x": x, "o": o, "game": game, "size": size, "time": seconds, "start_board": start_board,
+                "start_player": start_player, "max_plies": max_plies, "win_priority": win_priority, "moves": moves,
+                "result": result, "winner": winner, "termination": termination, "reason": reason,
+                "fault": None if fault_json is None else _json_column(fault_json, "fault", dict), "plies": plies}
+
+    def game_record(self, row_id: int) -> GameRecord:
+        """A stored game as the GameRecord it was written from (enums, warnings and fault included);
+        StoreError naming the game and the field when a stored value is not a game's."""
+        with self._damage(f"game {row_id}"):
+            record = record_from_data(self.game_data(row_id), STORED_KEYS, names=False)
+            check_replayable(record)
+        return record
 
     def games(self, tournament: int) -> list[StoredGame]:
+        """A tournament's games (what a report counts), each row's values checked."""
         game, size = ("game", "size") if self._has_game_columns() else ("'betsy'", "CAST(n AS TEXT)")
         rows = self.connection.execute(
-            f"SELECT game_id, pair_key, round, {game}, {size}, x, o, result, winner, termination, reason, "
+            f"SELECT id, game_id, pair_key, round, {game}, {size}, x, o, result, winner, termination, reason, "
             "plies, fault_json, start_board, start_player FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
         ).fetchall()
-        return [StoredGame(*row[:12], None if row[12] is None else json.loads(row[12]), row[13], row[14])  # type: ignore[call-arg]
-                for row in rows]
+        return [self._stored_game(row) for row in rows]
+
+    def _stored_game(self, row: tuple[Any, ...]) -> StoredGame:
+        fields = Fields(dict(zip(_STORED_FIELDS, row)))
+        with self._damage(f"game {row[0]}"):
+            fault = None if row[13] is None else _json_column(row[13], "fault", dict)
+            if fault is not None:
+                fault_from_data(fault, "fault", names=False)
+            stored = StoredGame(
+                fields.text("key"), fields.text("pair_key"), fields.whole("round"), fields.choice("game", tuple(GAMES)),
+                fields.text("size"), fields.text("x"), fields.text("o"),
+                fields.choice("result", tuple(RESULTS.values())), fields.choice("winner", (*PLAYERS, None)),
+                fields.choice("termination", tuple(t.value for t in Termination)), fields.text("reason"),
+                fields.whole("plies"), fault, fields.text("start_board"), fields.choice("start_player", tuple(PLAYERS)))
+        try:
+            GAMES[stored.game].position(stored.size, stored.start_player, stored.start_board)
+        except PositionError as error:
+            raise damaged(self.path, f"game {row[0]}: start position: {error}") from None
+        return stored
 
     def engine_names(self, tournament: int) -> list[str]:
-        return [row[0] for row in self.connection.execute(
-            "SELECT name FROM engines WHERE tournament_id = ? ORDER BY rowid", (tournament,)
-        )]
+        return [engine["name"] for engine in self.engines_of(tournament)]
 
     def tournament_info(self, tournament: int) -> dict[str, Any]:
-        name, config_json, created = self.connection.execute(
-            "SELECT name, config_json, created_at FROM tournaments WHERE id = ?", (tournament,)
-        ).fetchone()
-        return {"id": tournament, "name": name, "config": json.loads(config_json), "created_at": created}
+        """A tournament's name, config (a JSON object) and start; StoreError if they are damaged."""
+        values = self.tournament_row(tournament)
+        fields = Fields(values)
+        with self._damage(f"tournament {tournament}"):
+            return {"id": tournament, "name": fields.text("name"),
+                    "config": _json_column(values["config_json"], "config", dict),
+                    "created_at": fields.text("created_at"), "config_path": fields.text("config_path")}
+
+    def tournament_row(self, tournament: int) -> dict[str, Any]:
+        """A tournament's stored values as they are (name, config_json, config_hash, config_path,
+        created_at), unchecked: what a merge reads from a share."""
+        row = self.connection.execute(
+            "SELECT name, config_json, config_hash, config_path, created_at FROM tournaments WHERE id = ?",
+            (tournament,)).fetchone()
+        return dict(zip(("name", "config_json", "config_hash", "config_path", "created_at"), row))
+
+    def engine_rows(self, tournament: int) -> list[dict[str, Any]]:
+        """A tournament's engines as stored (name, command, program, sha256), unchecked."""
+        return [dict(zip(("name", "command", "program", "sha256"), row)) for row in self.connection.execute(
+            "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid", (tournament,))]
+
+    def game_ids(self, tournament: int) -> list[int]:
+        """The row ids of a tournament's games, in storage order."""
+        return [int(row[0]) for row in self.connection.execute(
+            "SELECT id FROM games WHERE tournament_id = ? ORDER BY id", (tournament,))]
+
+    def game_id_of(self, tournament: int, key: str) -> int | None:
+        """The row id of the tournament's game with this key, if stored."""
+        row = self.connection.execute(
+            "SELECT id FROM games WHERE tournament_id = ? AND game_id = ?", (tournament, key)).fetchone()
+        return None if row is None else int(row[0])
+
+    def find_tournament(self, name: str, config_hash: str) -> int | None:
+        """The latest tournament with this name and config hash."""
+        row = self.connection.execute(
+            "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def add_tournament(self, name: str, config: dict[str, Any], config_path: str, created_at: str,
+                       engines: list[dict[str, Any]]) -> int:
+        """A new tournament with its engines (each: name, command, program, sha256)."""
+        config_json = json.dumps(config, sort_keys=True)
+        with self._transaction() as cursor:
+            cursor.execute(_INSERT_TOURNAMENT, (name, config_json, config_hash_of(config), config_path, created_at))
+            tournament = int(cursor.lastrowid or 0)
+            cursor.executemany(_INSERT_ENGINE, [
+                (tournament, e["name"], e["command"], e["program"], e["sha256"]) for e in engines])
+        return tournament
+
+    def add_engine(self, tournament: int, engine: dict[str, Any]) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(_INSERT_ENGINE, (tournament, engine["name"], engine["command"], engine["program"],
+                                            engine["sha256"]))
 
     def move_times(self, tournament: int) -> dict[str, tuple[int, float, float]]:
         """Per engine: (moves, mean seconds, max seconds) over its calls."""
+        self._check_seconds(tournament)
         rows = self.connection.execute(
             "SELECT m.engine, count(*), avg(m.seconds), max(m.seconds) FROM moves m "
             "JOIN games g ON g.id = m.game WHERE g.tournament_id = ? GROUP BY m.engine",
@@ -581,56 +712,28 @@ class Store:
         ).fetchall()
         return {name: (count, mean, peak) for name, count, mean, peak in rows}
 
-    def merge_from(self, source: Store, tournament: int) -> tuple[int, int, int]:
-        """Copy ``source``'s tournament into this database: its games (with their moves) that are
-        not here yet, into the tournament with the same name and config (created if missing).
+    def move_seconds(self, tournament: int) -> dict[str, list[float]]:
+        """Every engine call's seconds in a tournament, sorted, by engine."""
+        self._check_seconds(tournament)
+        found: dict[str, list[float]] = {}
+        for name, seconds in self.connection.execute(
+            "SELECT m.engine, m.seconds FROM moves m JOIN games g ON g.id = m.game WHERE g.tournament_id = ? "
+            "ORDER BY m.seconds", (tournament,)
+        ):
+            found.setdefault(name, []).append(seconds)
+        return found
 
-        Returns (this database's tournament id, games added, games already here). Refuses, with
-        ConfigError and nothing written, when an engine's program file differs (SHA-256) between
-        the two: their games would not be of the same engines.
-        """
-        src = source.connection
-        name, config_json, config_hash, config_path, created = src.execute(
-            "SELECT name, config_json, config_hash, config_path, created_at FROM tournaments WHERE id = ?",
-            (tournament,),
-        ).fetchone()
-        engines = src.execute(
-            "SELECT name, command, program, sha256 FROM engines WHERE tournament_id = ? ORDER BY rowid",
-            (tournament,),
-        ).fetchall()
-        games = src.execute(
-            f"SELECT id, {source._game_columns()} FROM games WHERE tournament_id = ? ORDER BY id", (tournament,)
-        ).fetchall()
-        with self._transaction() as cursor:
-            row = cursor.execute(
-                "SELECT max(id) FROM tournaments WHERE name = ? AND config_hash = ?", (name, config_hash)
-            ).fetchone()
-            target = row[0]
-            if target is None:
-                cursor.execute(_INSERT_TOURNAMENT, (name, config_json, config_hash, config_path, created))
-                target = int(cursor.lastrowid or 0)
-                cursor.executemany(_INSERT_ENGINE, [(target, *engine) for engine in engines])
-            else:
-                here = {engine: sha for engine, sha in cursor.execute(
-                    "SELECT name, sha256 FROM engines WHERE tournament_id = ?", (target,))}
-                for engine, _command, program, sha in engines:
-                    if here.get(engine) != sha:
-                        raise ConfigError(
-                            f"engine {engine!r} of tournament {name!r} differs between {source.path} and "
-                            f"{self.path} (the SHA-256 of {program} is not the same): their games are "
-                            f"not of the same engine, so they cannot be merged"
-                        )
-            done = self.done_game_ids(target)
-            added = 0
-            for old_id, *values in games:
-                if values[0] in done:
-                    continue
-                cursor.execute(_INSERT_GAME, (target, *values))
-                new_id = cursor.lastrowid
-                cursor.executemany(_INSERT_MOVE, [(new_id, *move) for move in src.execute(
-                    f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game = ? ORDER BY ply", (old_id,))])
-                added += 1
-        return int(target), added, len(games) - added
+    def _check_seconds(self, tournament: int) -> None:
+        """Refuse move times or engine names that are not numbers or text (a hand-edited database)."""
+        bad = self.connection.execute(
+            "SELECT m.game, m.ply, m.engine, m.seconds FROM moves m JOIN games g ON g.id = m.game "
+            "WHERE g.tournament_id = ? AND (typeof(m.seconds) NOT IN ('integer', 'real') OR m.seconds < 0 "
+            "OR typeof(m.engine) != 'text') LIMIT 1", (tournament,)).fetchone()
+        if bad is not None:
+            game, ply, engine, seconds = bad
+            what = f"seconds: expected a number from 0, got {shown(seconds)}" if isinstance(engine, str) else \
+                f"engine: expected text, got {shown(engine)}"
+            raise damaged(self.path, f"game {game}: ply {shown(ply)}: {what}")
 
     def integrity_ok(self) -> bool:
         return bool(self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
@@ -638,15 +741,28 @@ class Store:
     # --- helpers --------------------------------------------------------------------------------
 
     class _Tx:
+        """One transaction; inside another, a savepoint of it (the outer one decides what is kept)."""
+
         def __init__(self, connection: sqlite3.Connection) -> None:
             self.connection = connection
+            self.inner = False
 
         def __enter__(self) -> sqlite3.Cursor:
-            self.connection.execute("BEGIN IMMEDIATE")
+            self.inner = self.connection.in_transaction
+            self.connection.execute("SAVEPOINT inner" if self.inner else "BEGIN IMMEDIATE")
             return self.connection.cursor()
 
         def __exit__(self, kind: object, *rest: object) -> None:
-            self.connection.execute("ROLLBACK" if kind is not None else "COMMIT")
+            if self.inner:
+                if kind is not None:
+                    self.connection.execute("ROLLBACK TO inner")
+                self.connection.execute("RELEASE inner")
+            else:
+                self.connection.execute("ROLLBACK" if kind is not None else "COMMIT")
 
     def _transaction(self) -> Store._Tx:
+        return Store._Tx(self.connection)
+
+    def transaction(self) -> Store._Tx:
+        """Everything written inside is kept together or not at all (``with store.transaction():``)."""
         return Store._Tx(self.connection)

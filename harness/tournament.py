@@ -28,7 +28,8 @@ from harness.match import GameRecord, Standing, play_game, score_for_x
 from harness.referee import Limits, kill_current_call, remove_scratch
 from harness.settings import GameSettings
 from harness.schedule import ScheduledGame, check_schedule_size, schedule, start_position
-from harness.store import Store
+from harness.store import Store, damaged
+from harness.verify import shown
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -142,6 +143,10 @@ def run_tournament(
         summary = RunSummary(tournament, path, len(games), len(games) - len(todo))
         summary.standings = {engine.name: Standing() for engine in config.engines}
         for stored in store.games(tournament):
+            for name in (stored.x, stored.o):
+                if name not in summary.standings:
+                    raise damaged(path, f"game {shown(stored.game_id)} of tournament {config.name!r}: engine "
+                                        f"{shown(name)} is not one of its engines")
             summary.standings[stored.x].add(score_for_x(stored.result))
             summary.standings[stored.o].add(1 - score_for_x(stored.result))
         log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",

@@ -6,12 +6,14 @@ board with its game's width (harness.games.registry).
 
 from __future__ import annotations
 
+import shlex
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game, render_grid
-from harness.html_page import Step, esc, page, replay_html
+from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html
 from harness.positions import suites
 from harness.protocol import Verdict
 from harness.text import cut_note, visible
@@ -194,23 +196,29 @@ def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
 
 
 def _strength_moves_table(game: Game, entry: dict[str, Any], replay_id: str) -> str:
-    rows = [f'<tr data-step="0" data-replay="{replay_id}"><td class="num">0</td><td colspan="4">start</td></tr>']
+    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
     names = _players(entry)
     for ply, (player, move, _board, verdict, seconds) in enumerate(entry["moves"], 1):
         ok = verdict == Verdict.OK.value and move is not None
         what = game.describe_move(int(move)) if ok else "forfeits"
-        rows.append(f'<tr data-step="{ply}" data-replay="{replay_id}"><td class="num">{ply}</td>'
+        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
                     f'<td>{esc(player)} {esc(names.get(player, ""))}</td>'
-                    f'<td>{esc(what)}</td><td class="num">{seconds:.2f}</td>'
+                    f'<td>{esc(what)}</td><td class="num">{esc(f"{seconds:.2f}")}</td>'
                     f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
     return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
             '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
 
 
-def render_html(report: ValidationReport) -> str:
+def render_html(report: ValidationReport, base: Path | None = None) -> str:
     """A self-contained page (the project's style sheet and replay script inside it): verdict, a
     summary table with links to the strength games, every check with its evidence (the position,
-    the program's board beside the right one, columns numbered), and a replay of each strength game."""
+    the program's board beside the right one, columns numbered), and a replay of each strength game.
+    Paths show relative to ``base`` (the program's folder), else as file names."""
+    with paths_relative_to(base):
+        return _render_html(report)
+
+
+def _render_html(report: ValidationReport) -> str:
     game = get_game(report.game)
     betsy = report.game == "betsy"
 
@@ -218,7 +226,7 @@ def render_html(report: ValidationReport) -> str:
         n = _columns(report.game, size)
         if not board or not n or len(board) % n:
             return ""
-        numbers = "".join(f"<th>{column}</th>" for column in range(1, n + 1))
+        numbers = "".join(f"<th>{esc(column)}</th>" for column in range(1, n + 1))
         rows = [f"<tr>{numbers}</tr>"]
         for r in range(len(board) // n):
             top = betsy and r < len(board) // n - 3  # Betsy's lines count in the top n rows only
@@ -233,31 +241,32 @@ def render_html(report: ValidationReport) -> str:
 
     games = report.strength.get("games") or []
     parts = [
-        f"<h1>{game.title} validation</h1><p><b>Program:</b> <code>{esc(report.program)}</code></p>",
+        f"<h1>{esc(game.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
         f"<p class='{'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
         "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
     ]
     css_of = {"pass": "pass", "fail": "fail", "not judged": "unjudged"}
     for name, category in report.categories.items():
         status = "info" if name == "strength" and category.judged else category.status
-        parts.append(f"<tr><td><a href='#{name}'>{esc(name)}</a></td><td class='{css_of.get(category.status)}'>"
+        parts.append(f"<tr><td><a href='#{esc(name)}'>{esc(name)}</a></td><td class='{esc(css_of.get(category.status))}'>"
                      f"{esc(status)}</td><td>{esc(category.summary)}</td></tr>")
     parts.append("</table>")
     if games:
-        links = ", ".join(f"<a href='#game-{number}'>game {number}</a> (as {esc(entry['student_plays'])} against "
-                          f"{esc(entry['opponent'])}, {entry['score']:g})" for number, entry in enumerate(games, 1))
+        links = ", ".join(f"<a href='#game-{esc(number)}'>game {esc(number)}</a> (as {esc(entry['student_plays'])} "
+                          f"against {esc(entry['opponent'])}, {esc(format(entry['score'], 'g'))})"
+                          for number, entry in enumerate(games, 1))
         parts.append(f"<p>Replays of the strength games: {links}.</p>")
     for name, category in report.categories.items():
-        parts.append(f"<h2 id='{name}' class='{css_of[category.status]}'>{esc(name)}: "
+        parts.append(f"<h2 id='{esc(name)}' class='{esc(css_of[category.status])}'>{esc(name)}: "
                      f"{esc(category.summary)}</h2>")
         for check in category.checks:
             css = ("unjudged" if not check.judged else "fail" if not check.passed
                    else "warn" if check.warning else "pass")
             mark = {"unjudged": "–", "fail": "✗", "warn": "!", "pass": "✓"}[css]
             parts.append(f"<details{' open' if css == 'fail' and name != 'strength' else ''}>"
-                         f"<summary class='{css}'>{mark} {esc(check.id)}: {esc(check.detail)}</summary>")
+                         f"<summary class='{esc(css)}'>{esc(mark)} {esc(check.id)}: {esc(check.detail)}</summary>")
             if check.command:
-                parts.append(f"<p>Command:</p><pre>{esc(check.command)}</pre>")
+                parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
             if check.board:
                 shading = " (shaded: the top n rows, where lines count)" if betsy else ""
                 parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
@@ -283,8 +292,9 @@ def render_html(report: ValidationReport) -> str:
     for number, entry in enumerate(games, 1):
         end = (f"adjudicated at the ply cap: {entry['adjudication']['why']}" if entry["adjudication"]
                else entry["reason"])
-        parts.append(f"<details id='game-{number}'><summary>game {number}: the program as {esc(entry['student_plays'])} "
-                     f"against {esc(entry['opponent'])}, score {entry['score']:g}; {esc(end)}</summary>")
+        parts.append(f"<details id='game-{esc(number)}'><summary>game {esc(number)}: the program as "
+                     f"{esc(entry['student_plays'])} against {esc(entry['opponent'])}, score "
+                     f"{esc(format(entry['score'], 'g'))}; {esc(end)}</summary>")
         steps = strength_steps(game, entry)
         if columns and all(len(step.board) == len(steps[0].board) for step in steps):
             replay_id = f"game-{number}-replay"
@@ -293,3 +303,13 @@ def render_html(report: ValidationReport) -> str:
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
         parts.append(board_html(last, size, "final board") + "</details>")
     return page(f"{game.title} validation", "\n".join(parts), None, scripts=bool(games))
+
+
+def _program(command: str) -> str:
+    """A command line with each word that is an absolute path made public (its file name, or
+    relative to the base folder)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    return shlex.join(public_word(word) for word in words)

@@ -23,12 +23,36 @@ if TYPE_CHECKING:
     from harness.schedule import ScheduledGame
     from harness.settings import GameSettings
 
+_PLAYERS = tuple(PLAYERS)
+"""x and o: a string of them would take "" and "xo" for players."""
 RESULTS = {"x": "1-0", "o": "0-1", None: "1/2-1/2"}
 """The result each winner (None: a draw) gives."""
 
 
 class RecordRefused(HarnessError):
     """A game record that is not what its moves say: the message names the first problem."""
+
+
+def shown(value: object) -> str:
+    """A value as an error message shows it: short, with control characters escaped."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, (bytes, bytearray)):
+        return "bytes"
+    if isinstance(value, str) and len(value) > 40:
+        return repr(value[:40]) + "..."
+    return repr(value)
+
+
+def _cut(text: str, most: int = 300) -> str:
+    """Free text (a reason) for a message: at most ``most`` characters."""
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def _need(condition: bool, problem: str) -> None:
@@ -56,26 +80,26 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
     last move's.
     """
     _need(isinstance(record, GameRecord), f"not a game record ({type(record).__name__})")
-    _need(_is_text(record.game) and record.game in GAMES, f"unknown game {record.game!r}")
+    _need(_is_text(record.game) and record.game in GAMES, f"unknown game {shown(record.game)}")
     rules = GAMES[record.game]
     for name, value in (("x", record.x), ("o", record.o), ("size", record.size), ("start_board", record.start_board),
                         ("start_player", record.start_player), ("win_priority", record.win_priority),
                         ("reason", record.reason), ("result", record.result)):
         _need(_is_text(value), f"{name}: expected text, got {type(value).__name__}")
     _need(record.x != "" and record.o != "" and record.x != record.o,
-          f"engines {record.x!r} and {record.o!r}: expected two different names")
-    _need(_is_seconds(record.time) and record.time > 0, f"time: expected seconds above 0, got {record.time!r}")
+          f"engines {shown(record.x)} and {shown(record.o)}: expected two different names")
+    _need(_is_seconds(record.time) and record.time > 0, f"time: expected seconds above 0, got {shown(record.time)}")
     _need(_is_int(record.max_plies) and record.max_plies >= 1,
-          f"max_plies: expected a whole number from 1, got {record.max_plies!r}")
+          f"max_plies: expected a whole number from 1, got {shown(record.max_plies)}")
     _need(record.win_priority in ("mover", "blue") and (record.game == "betsy" or record.win_priority == "mover"),
-          f"win_priority: {record.win_priority!r} is not a rule option of {rules.title}")
-    _need(record.winner is None or record.winner in PLAYERS, f"winner: expected x, o or none, got {record.winner!r}")
+          f"win_priority: {shown(record.win_priority)} is not a rule option of {rules.title}")
+    _need(record.winner is None or record.winner in _PLAYERS, f"winner: expected x, o or none, got {shown(record.winner)}")
     _need(record.termination is None or isinstance(record.termination, Termination),
-          f"termination: expected one of {', '.join(t.value for t in Termination)}, got {record.termination!r}")
-    _need(record.fault is None or isinstance(record.fault, Fault), f"fault: expected a fault, got {record.fault!r}")
+          f"termination: expected one of {', '.join(t.value for t in Termination)}, got {shown(record.termination)}")
+    _need(record.fault is None or isinstance(record.fault, Fault), f"fault: expected a fault, got {shown(record.fault)}")
     _need(isinstance(record.moves, list), f"moves: expected a list, got {type(record.moves).__name__}")
     try:
-        _need(rules.parse_size(record.size) == record.size, f"size {record.size!r} is not written as {rules.title} writes it")
+        _need(rules.parse_size(record.size) == record.size, f"size {shown(record.size)} is not written as {rules.title} writes it")
         position = rules.position(record.size, record.start_player, record.start_board, RuleOptions(record.win_priority))
     except PositionError as error:
         raise RecordRefused(f"bad start position: {error}") from None
@@ -88,10 +112,11 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
     for index, move in enumerate(record.moves):
         _check_move_types(move, index + 1)
         where = f"ply {move.ply}"
-        _need(ended is None, f"{where}: a move after the game ended ({ended[2] if ended else ''})")
-        _need(move.player == position.player, f"{where}: {move.player!r} moved, but {position.player} was to move")
-        _need(move.engine == names[move.player], f"{where}: engine {move.engine!r} moved for {move.player}, "
-              f"which {names[move.player]!r} plays")
+        if ended is not None or move.player != position.player or move.engine != names[move.player]:
+            _need(ended is None, f"{where}: a move after the game ended ({ended[2] if ended else ''})")
+            _need(move.player == position.player, f"{where}: {shown(move.player)} moved, but {position.player} was to move")
+            _need(move.engine == names[move.player], f"{where}: engine {shown(move.engine)} moved for {move.player}, "
+                  f"which {shown(names[move.player])} plays")
         if move.verdict is not Verdict.OK:
             _need(index == len(record.moves) - 1, f"{where}: a forfeit ({move.verdict.value}) that is not the last move")
             _need(move.move is None and move.board is None, f"{where}: a forfeit with a move or board recorded")
@@ -99,10 +124,11 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
             ended = (winner, Termination.FORFEIT,
                      f"{winner} wins: {move.player} ({move.engine}) forfeits by {move.verdict.value}: {move.detail}")
             break
-        _need(move.move is not None and position.is_legal(move.move), f"{where}: move {move.move!r} is not legal")
-        assert move.move is not None
+        if move.move is None or not position.is_legal(move.move):
+            raise RecordRefused(f"{where}: move {shown(move.move)} is not legal")
         position.push(move.move)
-        _need(move.board == position.board(), f"{where}: the board after move {move.move} is not the rules' board")
+        if move.board != position.board():
+            raise RecordRefused(f"{where}: the board after move {move.move} is not the rules' board")
         ended = game_end(rules, position, seen, move.ply, record.max_plies, move.player, move.engine, move.move)
     if ended is None:
         raise RecordRefused(f"the moves stop at ply {len(record.moves)}, but the game is not over there")
@@ -111,16 +137,22 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
 
 
 def _check_move_types(move: object, ply: int) -> None:
+    if (type(move) is MoveRecord and type(move.ply) is int and move.ply == ply and move.player in _PLAYERS
+            and type(move.engine) is str and (move.move is None or type(move.move) is int)
+            and (move.board is None or type(move.board) is str) and type(move.verdict) is Verdict
+            and _is_seconds(move.seconds) and type(move.warnings) is tuple
+            and all(isinstance(warning, CallWarning) for warning in move.warnings) and type(move.detail) is str):
+        return  # the common case, without building a message per check
     _need(isinstance(move, MoveRecord), f"move {ply}: expected a move record, got {type(move).__name__}")
     assert isinstance(move, MoveRecord)
-    _need(_is_int(move.ply) and move.ply == ply, f"move {ply}: numbered {move.ply!r}; plies count 1, 2, 3, ...")
-    _need(_is_text(move.player) and move.player in PLAYERS, f"ply {ply}: player {move.player!r}; expected x or o")
+    _need(_is_int(move.ply) and move.ply == ply, f"move {ply}: numbered {shown(move.ply)}; plies count 1, 2, 3, ...")
+    _need(_is_text(move.player) and move.player in _PLAYERS, f"ply {ply}: player {shown(move.player)}; expected x or o")
     _need(_is_text(move.engine), f"ply {ply}: engine: expected text, got {type(move.engine).__name__}")
-    _need(move.move is None or _is_int(move.move), f"ply {ply}: move {move.move!r}; expected a whole number")
+    _need(move.move is None or _is_int(move.move), f"ply {ply}: move {shown(move.move)}; expected a whole number")
     _need(move.board is None or _is_text(move.board), f"ply {ply}: board: expected text, got {type(move.board).__name__}")
-    _need(isinstance(move.verdict, Verdict), f"ply {ply}: verdict {move.verdict!r}; expected one of "
+    _need(isinstance(move.verdict, Verdict), f"ply {ply}: verdict {shown(move.verdict)}; expected one of "
           f"{', '.join(v.value for v in Verdict)}")
-    _need(_is_seconds(move.seconds), f"ply {ply}: seconds {move.seconds!r}; expected a time of 0 or more")
+    _need(_is_seconds(move.seconds), f"ply {ply}: seconds {shown(move.seconds)}; expected a time of 0 or more")
     _need(isinstance(move.warnings, tuple) and all(isinstance(w, CallWarning) for w in move.warnings),
           f"ply {ply}: warnings: expected a list of warnings")
     _need(_is_text(move.detail), f"ply {ply}: detail: expected text, got {type(move.detail).__name__}")
@@ -140,10 +172,10 @@ def _check_fault(record: GameRecord, termination: Termination) -> None:
     _need(isinstance(fault.stdout_tail, tuple) and all(_is_text(line) for line in fault.stdout_tail),
           "fault: stdout_tail: expected a list of lines")
     _need(isinstance(fault.argv, tuple) and all(_is_text(word) for word in fault.argv), "fault: argv: expected a list of words")
-    _need(fault.exit_status is None or _is_int(fault.exit_status), f"fault: exit_status {fault.exit_status!r}")
+    _need(fault.exit_status is None or _is_int(fault.exit_status), f"fault: exit_status {shown(fault.exit_status)}")
     _need((fault.engine, fault.player, fault.verdict, fault.detail) == (last.engine, last.player, last.verdict, last.detail),
-          f"fault: {fault.engine!r} ({fault.player}) {getattr(fault.verdict, 'value', fault.verdict)} is not the "
-          f"last move's ({last.engine!r} ({last.player}) {last.verdict.value})")
+          f"fault: {shown(fault.engine)} ({fault.player}) {getattr(fault.verdict, 'value', fault.verdict)} is not the "
+          f"last move's ({shown(last.engine)} ({last.player}) {last.verdict.value})")
 
 
 def check_record(record: GameRecord) -> None:
@@ -154,7 +186,7 @@ def check_record(record: GameRecord) -> None:
     derived = (RESULTS[winner], winner, termination, reason)
     if claimed != derived:
         raise RecordRefused(
-            f"the record says {record.result} ({_plain(record.termination)}: {record.reason}), "
+            f"the record says {_cut(str(record.result), 40)} ({_plain(record.termination)}: {_cut(str(record.reason))}), "
             f"but its moves give {RESULTS[winner]} ({termination.value}: {reason})"
         )
 
@@ -168,7 +200,7 @@ def check_scheduled(record: GameRecord, game: ScheduledGame, settings: GameSetti
     for field, value in wanted.items():
         found = getattr(record, field, None)
         if found != value or type(found) is not type(value) and field != "time":
-            raise RecordRefused(f"{field} is {_plain(found)!r}, but game {game.game_id} has {value!r}")
+            raise RecordRefused(f"{field} is {shown(_plain(found))}, but game {game.game_id} has {shown(value)}")
     check_record(record)
 
 

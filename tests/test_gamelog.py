@@ -140,7 +140,7 @@ def test_import_refuses_a_tampered_game_and_writes_nothing(db: Path, tmp_path: P
     refused = run_program([ARENA, "import", str(target), str(tmp_path / "bad.jsonl")])
     assert (refused.returncode, refused.stderr) == (
         2, f"arena: error: {tmp_path / 'bad.jsonl'} line 2: ply 1: the board after move {ok_move['move']} is not the "
-           f"one recorded\n")
+           f"rules' board\n")
     assert not target.exists() or rows(target, "SELECT count(*) FROM games") == [(0,)]
     (tmp_path / "junk.jsonl").write_text("{not json\n")
     junk = run_program([ARENA, "import", str(target), str(tmp_path / "junk.jsonl")])

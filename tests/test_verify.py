@@ -154,3 +154,10 @@ def test_a_start_position_that_is_not_a_position_is_refused() -> None:
     record = dataclasses.replace(c4_win(), start_board="x" * 42)
     assert refused(record).startswith("bad start position: ")
     assert refused(dataclasses.replace(c4_win(), size="07x6")) == "size '07x6' is not written as Connect Four writes it"
+
+
+def test_a_mover_that_is_neither_x_nor_o_is_refused() -> None:
+    for player in ("", "xo"):
+        record = c4_win()
+        record.moves[0] = dataclasses.replace(record.moves[0], player=player)
+        assert refused(record) == f"ply 1: player {player!r}; expected x or o"
