@@ -47,7 +47,8 @@ def shown(value: object) -> str:
         return "bytes"
     if isinstance(value, str) and len(value) > 40:
         return repr(value[:40]) + "..."
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _cut(text: str, most: int = 300) -> str:

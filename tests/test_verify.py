@@ -161,3 +161,11 @@ def test_a_mover_that_is_neither_x_nor_o_is_refused() -> None:
         record = c4_win()
         record.moves[0] = dataclasses.replace(record.moves[0], player=player)
         assert refused(record) == f"ply 1: player {player!r}; expected x or o"
+
+
+def test_a_value_shown_in_a_message_is_short_whatever_its_size() -> None:
+    from harness.verify import shown
+
+    assert shown(10**400) == "10000000000000000000...(401 characters)"
+    assert shown("a" * 100) == repr("a" * 40) + "..."
+    assert shown(12) == "12" and shown(True) == "true" and shown([1]) == "a list"
