@@ -10,8 +10,9 @@ RecordRefused with one line naming the first problem.
 
 from __future__ import annotations
 
+import enum
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import HarnessError
 from harness.games.errors import PositionError
@@ -174,3 +175,105 @@ def check_scheduled(record: GameRecord, game: ScheduledGame, settings: GameSetti
 
 def _plain(value: Any) -> Any:
     return value.value if isinstance(value, Termination) else value
+
+
+def record_from_data(data: object) -> GameRecord:
+    """A GameRecord rebuilt from its JSON form (``GameRecord.to_json``), every value's type checked
+    as it is read: nothing in ``data`` is called or trusted. RecordRefused names the first problem;
+    the moves are not judged here (``check_record`` does that)."""
+    record = _mapping(data, "the record")
+    moves = _sequence(record.get("moves"), "moves")
+    fault = record.get("fault")
+    return GameRecord(
+        _text(record, "x"), _text(record, "o"), _text(record, "game"), _text(record, "size"),
+        _number(record, "time"), _text(record, "start_board"), _text(record, "start_player"),
+        _whole(record, "max_plies"), _text(record, "win_priority"),
+        [_move_from_data(move, index + 1) for index, move in enumerate(moves)],
+        _text(record, "result"), _optional_text(record, "winner"),
+        None if record.get("termination") is None else _enum(Termination, record, "termination"),
+        _text(record, "reason"), None if fault is None else _fault_from_data(fault),
+    )
+
+
+def _move_from_data(data: object, ply: int) -> MoveRecord:
+    move = _mapping(data, f"move {ply}")
+    where = f"move {ply}"
+    warnings = tuple(_warning_from_data(item, where) for item in _sequence(move.get("warnings"), f"{where}: warnings"))
+    played = move.get("move")
+    _need(played is None or _is_int(played), f"{where}: move {played!r}; expected a whole number")
+    return MoveRecord(_whole(move, "ply", where), _text(move, "player", where), _text(move, "engine", where),
+                      played if isinstance(played, int) else None, _optional_text(move, "board", where),
+                      _enum(Verdict, move, "verdict", where), _number(move, "seconds", where), warnings,
+                      _text(move, "detail", where))
+
+
+def _warning_from_data(data: object, where: str) -> CallWarning:
+    from harness.protocol import WarningKind
+
+    warning = _mapping(data, f"{where}: a warning")
+    return CallWarning(_enum(WarningKind, warning, "kind", f"{where}: warning"), _text(warning, "text", f"{where}: warning"))
+
+
+def _fault_from_data(data: object) -> Fault:
+    fault = _mapping(data, "fault")
+    status = fault.get("exit_status")
+    _need(status is None or _is_int(status), f"fault: exit_status {status!r}; expected a whole number")
+    stdout = tuple(_sequence(fault.get("stdout_tail"), "fault: stdout_tail"))
+    argv = tuple(_sequence(fault.get("argv"), "fault: argv"))
+    _need(all(_is_text(line) for line in stdout), "fault: stdout_tail: expected a list of lines")
+    _need(all(_is_text(word) for word in argv), "fault: argv: expected a list of words")
+    return Fault(_text(fault, "engine", "fault"), _text(fault, "player", "fault"), _enum(Verdict, fault, "verdict", "fault"),
+                 _text(fault, "detail", "fault"), status if isinstance(status, int) else None, stdout,
+                 _text(fault, "stderr_tail", "fault"), argv)
+
+
+def _mapping(value: object, what: str) -> dict[str, Any]:
+    _need(isinstance(value, dict) and all(isinstance(key, str) for key in value),
+          f"{what}: expected a JSON object, got {type(value).__name__}")
+    assert isinstance(value, dict)
+    return value
+
+
+def _sequence(value: object, what: str) -> list[Any]:
+    _need(isinstance(value, (list, tuple)), f"{what}: expected a list, got {type(value).__name__}")
+    assert isinstance(value, (list, tuple))
+    return list(value)
+
+
+def _label(where: str, key: str) -> str:
+    return f"{where}: {key}" if where else key
+
+
+def _text(data: dict[str, Any], key: str, where: str = "") -> str:
+    value = data.get(key)
+    _need(_is_text(value), f"{_label(where, key)}: expected text, got {type(value).__name__}")
+    return str(value)
+
+
+def _optional_text(data: dict[str, Any], key: str, where: str = "") -> str | None:
+    return None if data.get(key) is None else _text(data, key, where)
+
+
+def _whole(data: dict[str, Any], key: str, where: str = "") -> int:
+    value = data.get(key)
+    _need(_is_int(value), f"{_label(where, key)}: expected a whole number, got {value!r:.40}")
+    assert isinstance(value, int)
+    return value
+
+
+def _number(data: dict[str, Any], key: str, where: str = "") -> float:
+    value = data.get(key)
+    _need(_is_seconds(value), f"{_label(where, key)}: expected a number of 0 or more, got {value!r:.40}")
+    assert isinstance(value, (int, float))
+    return float(value)
+
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+def _enum(kind: type[_E], data: dict[str, Any], key: str, where: str = "") -> _E:
+    value = data.get(key)
+    for member in kind:
+        if _is_text(value) and member.value == value:
+            return member
+    raise RecordRefused(f"{_label(where, key)}: {value!r:.40}; expected one of {', '.join(str(m.value) for m in kind)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,10 @@ import pytest
 from harness.engines import builtin_engine, command_engine
 from harness.games.registry import get_game
 from harness.match import Fault, GameRecord, MoveRecord, Termination, play_game
-from harness.protocol import Verdict
+from harness.protocol import CallWarning, Verdict, WarningKind
 from harness.schedule import ScheduledGame
 from harness.settings import GameSettings
-from harness.verify import RecordRefused, check_record, check_scheduled, derived_end
+from harness.verify import RecordRefused, check_record, check_scheduled, derived_end, record_from_data
 
 FAKES = Path(__file__).parent / "fake_engines"
 
@@ -154,3 +155,46 @@ def test_a_start_position_that_is_not_a_position_is_refused() -> None:
     record = dataclasses.replace(c4_win(), start_board="x" * 42)
     assert refused(record).startswith("bad start position: ")
     assert refused(dataclasses.replace(c4_win(), size="07x6")) == "size '07x6' is not written as Connect Four writes it"
+
+
+def data_refused(data: object) -> str:
+    with pytest.raises(RecordRefused) as caught:
+        record_from_data(data)
+    return str(caught.value)
+
+
+def test_a_record_rebuilt_from_its_json_is_the_same_record() -> None:
+    settings = GameSettings(game="connect4", time=1)
+    crasher = command_engine(f"python3 {FAKES / 'crashes_without_answer.py'}", name="crash")
+    forfeit = play_game(builtin_engine("random", {"seed": 1}, "rnd"), crasher, settings, "7x6")
+    warned = c4_win()
+    warned.moves[0] = dataclasses.replace(warned.moves[0], warnings=(
+        CallWarning(WarningKind.LINES_AFTER_ANSWER, "1 line after the answer"),))
+    for record in (c4_win(), forfeit, warned):
+        rebuilt = record_from_data(json.loads(json.dumps(record.to_json())))
+        assert rebuilt == record
+        assert [type(move.verdict) for move in rebuilt.moves] == [Verdict] * len(record.moves)
+    assert forfeit.fault is not None and record_from_data(json.loads(json.dumps(forfeit.to_json()))).fault == forfeit.fault
+
+
+def test_a_record_whose_json_has_wrong_types_is_refused_naming_the_field() -> None:
+    good = c4_win().to_json()
+    assert data_refused([good]) == "the record: expected a JSON object, got list"
+    assert data_refused({**good, "moves": "1234"}) == "moves: expected a list, got str"
+    assert data_refused({**good, "x": 7}) == "x: expected text, got int"
+    assert data_refused({**good, "time": "1"}) == "time: expected a number of 0 or more, got '1'"
+    assert data_refused({**good, "max_plies": True}) == "max_plies: expected a whole number, got True"
+    assert data_refused({**good, "termination": "won"}) == (
+        "termination: 'won'; expected one of line, full-board, no-move, forfeit, repetition, max-plies")
+    moves = [dict(move) for move in good["moves"]]
+    moves[1]["verdict"] = "okay"
+    assert data_refused({**good, "moves": moves}).startswith("move 2: verdict: 'okay'; expected one of ok, time, ")
+    moves[1] = {**good["moves"][1], "move": "2"}
+    assert data_refused({**good, "moves": moves}) == "move 2: move '2'; expected a whole number"
+    moves[1] = {**good["moves"][1], "warnings": [{"kind": "gossip", "text": "x"}]}
+    assert data_refused({**good, "moves": moves}).startswith("move 2: warning: kind: 'gossip'; expected one of ")
+    fault = {"engine": "a", "player": "x", "verdict": "time", "detail": "", "exit_status": None,
+             "stdout_tail": [], "stderr_tail": "", "argv": "python3 a.py"}
+    assert data_refused({**good, "fault": fault}) == "fault: argv: expected a list, got str"
+    assert data_refused({**good, "fault": {**fault, "argv": [], "exit_status": 1.5}}) == (
+        "fault: exit_status 1.5; expected a whole number")
