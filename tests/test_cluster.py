@@ -1,5 +1,7 @@
-"""Tournaments on a dask cluster: a local cluster (fast), and a real `dask scheduler` with two
-`dask worker` processes on 127.0.0.1 (slow), one of them killed mid-tournament."""
+"""Tournaments on a dask cluster: a local cluster (fast); who may reach a cluster (certificates,
+addresses, listening sockets); what a worker's reply must be; and real `arena cluster scheduler` and
+`arena cluster worker` processes with TLS on 127.0.0.1: strangers that cannot join, a worker that
+forges results, a worker and the coordinator killed mid-tournament (slow)."""
 
 from __future__ import annotations
 
