@@ -62,6 +62,9 @@ MAX_REPLY_LOGS = 1000
 """Most log lines a worker's reply may carry for one game; more refuses the reply."""
 MAX_TEXT = 2000
 """Longest line of a worker's text (a failure, a warning, a log line) that the coordinator keeps."""
+MAX_REFUSALS = 3
+"""Results of one game refused before it is counted as failed (each refusal bans its worker, so only
+a worker the scheduler cannot name could be asked again)."""
 _WINDOW_REFRESH_SECONDS = 2.0
 _HOST = r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
 _SCHEDULER = re.compile(rf"(?P<scheme>tcp|tls)://{_HOST}:(?P<port>[0-9]{{1,5}})")
@@ -442,6 +445,7 @@ def connect(access: Access, timeout: float | None = None) -> Iterator[Client]:
         return
     credentials_for: Security | None = security(access.certs) if access.certs is not None else None
     try:
+        _probe(str(address.scheduler), seconds, credentials_for)
         client = Client(address.scheduler, timeout=seconds, set_as_default=False, security=credentials_for,
                         deserializers=["msgpack"])
     except Exception as error:  # refused, timed out, or a peer that is no dask scheduler (garbage frames)
@@ -449,14 +453,33 @@ def connect(access: Access, timeout: float | None = None) -> Iterator[Client]:
         if not isinstance(error, (OSError, TimeoutError)):
             why = f"{type(error).__name__}: {why}; is it a dask scheduler?"
         detail = "" if not why or why.startswith("Timed out") else f" ({why})"
-        hint = (" (a TLS scheduler refuses a certificate of another set: copy the set the scheduler uses)"
-                if address.scheme == "tls" else "")
+        if address.scheme == "tls" and re.search(r"certificate|SSL|TLS", why):
+            raise ClusterError(
+                f"the dask scheduler at {address} and this machine do not accept each other's certificates{detail}; "
+                f"use the certificate set the scheduler uses (cluster_certs, --cluster-certs)") from None
         raise ClusterError(
-            f"cannot reach the dask scheduler at {address} within {seconds:g} s{detail}{hint}; start one there "
+            f"cannot reach the dask scheduler at {address} within {seconds:g} s{detail}; start one there "
             f"(arena cluster scheduler) or check the address"
         ) from None
     with client:
         yield client
+
+
+def _probe(address: str, seconds: float, credentials: Security | None) -> None:
+    """Open and close one connection to the scheduler, handshake included: an address where no dask
+    scheduler answers fails here, before a Client exists that would take seconds to tear down."""
+    import asyncio
+
+    from distributed import Security
+    from distributed.comm.core import connect as open_comm
+
+    arguments = (credentials or Security()).get_connection_args("client")
+
+    async def probe() -> None:
+        comm = await open_comm(address, timeout=seconds, **arguments)
+        await comm.close()
+
+    asyncio.run(probe())
 
 
 def connect_seconds() -> float:
@@ -546,6 +569,7 @@ def play_on_cluster(
         todo: deque[ScheduledGame] = deque(games)
         in_flight: dict[Any, tuple[ScheduledGame, frozenset[str] | None]] = {}
         attempts: dict[str, int] = {}
+        refusals: dict[str, int] = {}
         banned: set[str] = set()
         done: set[str] = set()
         told: set[str] = set()
@@ -575,7 +599,11 @@ def play_on_cluster(
             if worker is not None and worker not in banned:
                 banned.add(worker)
                 warn(f"refused a result from worker {worker} ({why}); it gets no more games of this run")
-            todo.appendleft(game)
+            refusals[game.game_id] = refusals.get(game.game_id, 0) + 1
+            if refusals[game.game_id] >= MAX_REFUSALS:
+                failed(game, f"{MAX_REFUSALS} results refused, the last: {why}")
+            else:
+                todo.appendleft(game)
 
         def restrand() -> None:
             """Games held for workers that have all left go back to the queue, for the others."""

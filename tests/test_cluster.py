@@ -753,6 +753,16 @@ def test_workers_without_the_clusters_certificates_cannot_join_and_get_no_game(t
             f"the set the scheduler uses\n")
         assert "TLS handshake failed" in nodes.scheduler.output.read_text()
         assert "[SSL: TLSV1_ALERT_UNKNOWN_CA]" in nodes.scheduler.output.read_text()
+        # A coordinator with that set is refused too.
+        config = tmp_path / "seeded.yaml"
+        config.write_text(SEEDED.format(rounds=1))
+        coordinator = subprocess.run([ARENA, "tournament", str(config), "--db", str(tmp_path / "r.sqlite"), "--cluster",
+                                      nodes.address, "--cluster-certs", str(other), "--no-progress"],
+                                     capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+        assert (coordinator.returncode, coordinator.stdout) == (2, "")
+        assert coordinator.stderr.startswith(f"arena: error: the dask scheduler at {nodes.address} and this machine do "
+                                             f"not accept each other's certificates (")
+        assert coordinator.stderr.endswith("; use the certificate set the scheduler uses (cluster_certs, --cluster-certs)\n")
         # None of them joined, so no game can reach them.
         assert nodes.worker_addresses() == honest
 
