@@ -447,13 +447,13 @@ def _print_report(db: Path, tournament: int | None, fmt: str, html: Path | None 
             typer.echo(f"\nCSV tables: {', '.join(str(path) for path in tables)}")
 
 
-def _parse_cluster(text: str) -> ClusterAddress:
+def _parse_cluster(text: str, what: str = "--cluster") -> ClusterAddress:
     from harness.cluster import parse_cluster
 
     try:
         return parse_cluster(text)
     except ValueError as error:
-        raise UsageError(f"invalid --cluster: {error}") from None
+        raise UsageError(f"invalid {what}: {error}") from None
 
 
 cluster_app = typer.Typer(
@@ -520,7 +520,7 @@ def cluster_worker(
     from harness.cluster_certs import check_certs
     from harness.cluster_nodes import run_worker
 
-    scheduler = _guard(lambda: _parse_cluster(address))
+    scheduler = _guard(lambda: _parse_cluster(address, "ADDRESS"))
     checked = _guard(lambda: check_certs(certs, "--certs"))
     slots = nthreads or os.cpu_count() or 1
 

@@ -600,6 +600,18 @@ def test_cluster_scheduler_refuses_to_listen_on_every_interface(tmp_path: Path) 
         "the cluster uses (e.g. --host 10.0.0.5), or 127.0.0.1 for this machine only\n")
 
 
+def test_cluster_worker_joins_only_a_tls_scheduler(tmp_path: Path) -> None:
+    folder = make_certs(tmp_path / "certs")
+    for address in ("local:2", "tcp://127.0.0.1:8786"):
+        result = run_program([ARENA, "cluster", "worker", address, "--certs", str(folder)])
+        assert (result.returncode, result.stdout, result.stderr) == (
+            2, "", f"arena: error: invalid scheduler address {address}: a worker joins a TLS scheduler, tls://HOST:PORT\n")
+    result = run_program([ARENA, "cluster", "worker", "tls://127.0.0.1:8786", "--certs", str(tmp_path / "none")])
+    assert (result.returncode, result.stderr) == (
+        2, f"arena: error: --certs: no certificate folder at {tmp_path / 'none'}; make a set with: arena cluster certs "
+           f"{tmp_path / 'none'}, or copy the set made for the cluster there\n")
+
+
 def test_a_local_cluster_speaks_tls_on_loopback_with_credentials_no_one_else_has() -> None:
     from distributed import Client, Security
 
