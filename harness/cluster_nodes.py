@@ -97,7 +97,7 @@ def run_scheduler(certs: CertSet, host: str, port: int, ready: Callable[[str, st
 
     async def serve() -> None:
         try:
-            scheduler = await Scheduler(security=credentials, host=bind, port=port, protocol="tls", dashboard=False,
+            scheduler = await Scheduler(security=credentials, host=_url_host(bind), port=port, protocol="tls", dashboard=False,
                                         dashboard_address=HTTP_ADDRESS)
         except OSError as error:
             raise ClusterError(f"cannot listen at tls://{_url_host(bind)}:{port} ({error.strerror or error}); "
@@ -127,7 +127,7 @@ def run_worker(scheduler: ClusterAddress, certs: CertSet, host: str | None, port
     seconds = connect_seconds()
 
     async def serve() -> None:
-        worker = Worker(scheduler.scheduler, security=credentials, host=bind, port=port, protocol="tls",
+        worker = Worker(scheduler.scheduler, security=credentials, host=_url_host(bind), port=port, protocol="tls",
                         nthreads=nthreads, dashboard=False, dashboard_address=HTTP_ADDRESS, nanny=None)
         try:
             await asyncio.wait_for(worker, timeout=seconds + 2)  # it would wait for the scheduler for ever

@@ -581,6 +581,7 @@ def test_nodes_never_listen_on_every_interface() -> None:
         "127.0.0.1", "::1", "head.example")
     assert route_host(parse_cluster("tls://127.0.0.1:8786")) == "127.0.0.1"
     assert route_host(parse_cluster("tls://localhost:8786")) == "127.0.0.1"
+    assert route_host(parse_cluster("tls://[::1]:8786")) == "::1"
     import psutil
 
     try:
