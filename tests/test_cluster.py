@@ -13,6 +13,7 @@ import pickle
 import re
 import shutil
 import signal
+import socket
 import stat
 import sqlite3
 import subprocess
@@ -736,6 +737,30 @@ def test_scheduler_and_worker_listen_only_at_their_addresses_with_tls(tmp_path: 
             assert node.address.startswith("tls://127.0.0.1:") and node.http.startswith("http://127.0.0.1:")
             assert listening(node.process.pid) == {host_port(node.address), host_port(node.http)}
         assert nodes.worker_addresses() == {nodes.workers[0].address}
+
+
+def test_a_worker_of_a_scheduler_on_the_network_listens_at_its_own_address_on_that_network(tmp_path: Path) -> None:
+    import psutil
+
+    ours = sorted(address.address for addresses in psutil.net_if_addrs().values() for address in addresses
+                  if address.family == socket.AF_INET and not address.address.startswith("127."))
+    if not ours:
+        pytest.skip("this machine has no IPv4 address beyond loopback")
+    certs = make_certs(tmp_path / "certs")
+    scheduler = start_node([ARENA, "cluster", "scheduler", "--certs", str(certs), "--host", ours[0], "--port", "0"],
+                           tmp_path / "scheduler.out")
+    try:
+        worker = start_node([ARENA, "cluster", "worker", scheduler.address, "--certs", str(certs), "--nthreads", "1"],
+                            tmp_path / "worker.out")
+        try:
+            assert scheduler.address.startswith(f"tls://{ours[0]}:") and worker.address.startswith(f"tls://{ours[0]}:")
+            assert listening(scheduler.process.pid) == {host_port(scheduler.address), host_port(scheduler.http)}
+            assert listening(worker.process.pid) == {host_port(worker.address), host_port(worker.http)}
+            assert host_port(worker.http)[0] == "127.0.0.1"
+        finally:
+            _stop(worker.process)
+    finally:
+        _stop(scheduler.process)
 
 
 def test_workers_without_the_clusters_certificates_cannot_join_and_get_no_game(tmp_path: Path) -> None:
