@@ -11,6 +11,7 @@ restarts it), and every problem is one ``arena: error:`` line.
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
 import logging
 import signal
@@ -69,6 +70,22 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def _os_error(error: BaseException) -> str:
+    """The OSError behind ``error`` (dask raises its own RuntimeError from it), in words."""
+    found = _listen_error(error)
+    return found if found is not None else " ".join(str(error).split())
+
+
+def _listen_error(error: BaseException) -> str | None:
+    """Why a socket could not be bound, if an OSError of listen() is behind ``error``."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            return seen.strerror or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 async def _until_stopped(*finished: Any) -> None:
     """Wait for SIGINT or SIGTERM, or for any of ``finished`` (awaitables) to end."""
     loop = asyncio.get_running_loop()
@@ -99,9 +116,9 @@ def run_scheduler(certs: CertSet, host: str, port: int, ready: Callable[[str, st
         try:
             scheduler = await Scheduler(security=credentials, host=_url_host(bind), port=port, protocol="tls", dashboard=False,
                                         dashboard_address=HTTP_ADDRESS)
-        except OSError as error:
-            raise ClusterError(f"cannot listen at tls://{_url_host(bind)}:{port} ({error.strerror or error}); "
-                               f"give another --port, or the address of an interface of this machine as --host") from None
+        except (OSError, RuntimeError) as error:  # dask wraps the OSError of listen() in "failed to start"
+            raise ClusterError(f"cannot listen at tls://{_url_host(bind)}:{port} ({_os_error(error)}); give another "
+                               f"--port, or the address of an interface of this machine as --host") from None
         try:
             ready(scheduler.address, f"http://{HTTP_ADDRESS.split(':')[0]}:{getattr(scheduler.http_server, 'port', 0)}")
             await _until_stopped(scheduler.finished())
@@ -129,15 +146,23 @@ def run_worker(scheduler: ClusterAddress, certs: CertSet, host: str | None, port
     async def serve() -> None:
         worker = Worker(scheduler.scheduler, security=credentials, host=_url_host(bind), port=port, protocol="tls",
                         nthreads=nthreads, dashboard=False, dashboard_address=HTTP_ADDRESS, nanny=None)
+        dask_log = logging.getLogger("distributed")
+        dask_log.setLevel(logging.CRITICAL)  # a failed start logs tracebacks of dask's own teardown: one line says why
         try:
             await asyncio.wait_for(worker, timeout=seconds + 2)  # it would wait for the scheduler for ever
-        except (OSError, asyncio.TimeoutError) as error:
+        except (OSError, RuntimeError, asyncio.TimeoutError) as error:
             await worker.close(reason="arena cluster worker could not start", executor_wait=False)
+            cause = _listen_error(error)
+            if cause is not None:
+                raise ClusterError(f"cannot listen at tls://{_url_host(bind)}:{port} ({cause}); give another --port, "
+                                   f"or the address of an interface of this machine as --host") from None
             why = "" if isinstance(error, asyncio.TimeoutError) else f" ({' '.join(str(error).split())})"
             raise ClusterError(
                 f"the worker could not join the scheduler at {scheduler} within {seconds:g} s{why}; check that "
                 f"the scheduler runs there, that this machine may listen at {bind} (--host), and that the "
                 f"certificates are the set the scheduler uses") from None
+        finally:
+            dask_log.setLevel(logging.WARNING)
         try:
             ready(worker.address, f"http://{HTTP_ADDRESS.split(':')[0]}:{getattr(worker.http_server, 'port', 0)}")
             await _until_stopped(worker.finished())

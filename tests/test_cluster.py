@@ -602,6 +602,23 @@ def test_cluster_scheduler_refuses_to_listen_on_every_interface(tmp_path: Path) 
         "the cluster uses (e.g. --host 10.0.0.5), or 127.0.0.1 for this machine only\n")
 
 
+def test_a_node_that_cannot_listen_where_told_says_so_in_one_line(tmp_path: Path) -> None:
+    folder = make_certs(tmp_path / "certs")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for node in (["scheduler"], ["worker", "tls://127.0.0.1:8786"]):
+            result = run_program([ARENA, "cluster", *node, "--certs", str(folder), "--port", str(port)])
+            assert (result.returncode, result.stdout, result.stderr) == (
+                2, "", f"arena: error: cannot listen at tls://127.0.0.1:{port} (Address already in use); give another "
+                       f"--port, or the address of an interface of this machine as --host\n"), node
+    result = run_program([ARENA, "cluster", "worker", "tls://127.0.0.1:8786", "--certs", str(folder), "--host", "192.0.2.123"])
+    assert (result.returncode, result.stderr) == (
+        2, "arena: error: cannot listen at tls://192.0.2.123:0 (Cannot assign requested address); give another --port, "
+           "or the address of an interface of this machine as --host\n")
+
+
 def test_cluster_worker_joins_only_a_tls_scheduler(tmp_path: Path) -> None:
     folder = make_certs(tmp_path / "certs")
     for address in ("local:2", "tcp://127.0.0.1:8786"):
