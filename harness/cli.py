@@ -481,13 +481,89 @@ def _print_report(db: Path, tournament: int | None, fmt: str, html: Path | None 
             _echo(f"CSV tables: {', '.join(str(path) for path in tables)}")
 
 
-def _parse_cluster(text: str) -> ClusterAddress:
+def _parse_cluster(text: str, what: str = "--cluster") -> ClusterAddress:
     from harness.cluster import parse_cluster
 
     try:
         return parse_cluster(text)
     except ValueError as error:
-        raise UsageError(f"invalid --cluster: {error}") from None
+        raise UsageError(f"invalid {what}: {error}") from None
+
+
+cluster_app = typer.Typer(
+    name="cluster", no_args_is_help=True,
+    help="A dask cluster that admits only its own: certificates, a scheduler, workers (see docs/cluster.md).")
+app.add_typer(cluster_app)
+CertsOption = Annotated[Path, typer.Option(
+    "--certs", metavar="DIR", help="The cluster's certificate set (made by arena cluster certs DIR).")]
+
+
+@cluster_app.command("certs")
+def cluster_certs(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="A new folder for the set (made 0700).")],
+    force: Annotated[bool, typer.Option("--force", help="Replace a set already in DIR.")] = False,
+) -> None:
+    """Write a new certificate set for a cluster: a CA certificate, and the certificate and key every
+    node presents. Copy the folder to every machine of the cluster."""
+    from harness.cluster_certs import PURPOSES, write_certs
+
+    made = _guard(lambda: write_certs(folder, force))
+    typer.echo(f"wrote a cluster certificate set to {made.folder} (a folder only you can read):")
+    width = max(len(str(path)) for path in (made.ca, made.cert, made.key))
+    for path in (made.ca, made.cert, made.key):
+        typer.echo(f"  {str(path):<{width}}  {PURPOSES[path.name]}")
+    typer.echo("Copy the folder to every machine of the cluster (scheduler, workers, and where arena tournament runs), "
+               "readable only by the user who runs arena there. The CA's private key is not kept: to shut a machine "
+               "out, make a new set (--force) and copy it everywhere.")
+
+
+@cluster_app.command("scheduler")
+def cluster_scheduler(
+    certs: CertsOption,
+    host: Annotated[str, typer.Option(help="The address to listen at: this machine's address on the cluster's "
+                                           "network (never every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The port to listen at (0: any free port).")] = 8786,
+) -> None:
+    """Run a dask scheduler with mutual TLS: only holders of the set's certificate can join it or use it."""
+    from harness.cluster_certs import check_certs
+    from harness.cluster_nodes import run_scheduler
+
+    checked = _guard(lambda: check_certs(certs, "--certs"))
+
+    def ready(address: str, http: str) -> None:
+        typer.echo(f"scheduler listening at {address} (mutual TLS: certificates of {checked.folder})")
+        typer.echo(f"HTTP endpoint (health, metrics) at {http}, this machine only")
+        typer.echo(f"workers join with: arena cluster worker {address} --certs {checked.folder}")
+        typer.echo("Ctrl-C stops it")
+
+    _guard(lambda: run_scheduler(checked, host, port, ready))
+
+
+@cluster_app.command("worker")
+def cluster_worker(
+    address: Annotated[str, typer.Argument(help="The scheduler's address, tls://HOST:PORT.")],
+    certs: CertsOption,
+    host: Annotated[Optional[str], typer.Option(
+        help="The address to listen at (default: this machine's address towards the scheduler; 127.0.0.1 for a "
+             "scheduler on this machine).")] = None,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The port to listen at (0: any free port).")] = 0,
+    nthreads: Annotated[Optional[int], typer.Option(
+        min=1, max=256, help="Games at once (default: the number of cores).")] = None,
+) -> None:
+    """Run a dask worker with mutual TLS that plays the games its scheduler hands out."""
+    from harness.cluster_certs import check_certs
+    from harness.cluster_nodes import run_worker
+
+    scheduler = _guard(lambda: _parse_cluster(address, "ADDRESS"))
+    checked = _guard(lambda: check_certs(certs, "--certs"))
+    slots = nthreads or os.cpu_count() or 1
+
+    def ready(listening: str, http: str) -> None:
+        typer.echo(f"worker listening at {listening} with {slots} slots, joined the scheduler at {scheduler}")
+        typer.echo(f"HTTP endpoint (health, metrics) at {http}, this machine only")
+        typer.echo("Ctrl-C stops it")
+
+    _guard(lambda: run_worker(scheduler, checked, host, port, slots, ready))
 
 
 @app.command()
@@ -507,8 +583,13 @@ def tournament(
         "--sandbox", case_sensitive=False,
         help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")] = None,
     cluster: Annotated[Optional[str], typer.Option(
-        metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tcp://HOST:PORT, a running "
-                                "scheduler, or local:K, K worker slots on this machine.")] = None,
+        metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT, a running "
+                                "scheduler with TLS, or local:K, K worker slots on this machine.")] = None,
+    cluster_certs: Annotated[Optional[Path], typer.Option(
+        "--cluster-certs", metavar="DIR", help="The cluster's certificate set, for tls:// (overrides cluster_certs).")] = None,
+    insecure_cluster: Annotated[bool, typer.Option(
+        "--insecure-cluster", help="Allow a tcp:// scheduler beyond this machine, without TLS: anyone who reaches it "
+                                   "can run code here.")] = False,
 ) -> None:
     """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
     from harness.config import MAX_CONCURRENCY, load_config
@@ -524,7 +605,15 @@ def tournament(
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
     if cluster is not None:
         loaded = dataclasses.replace(loaded, cluster=_guard(lambda: _parse_cluster(cluster)))
+    if cluster_certs is not None or insecure_cluster:
+        certs_folder = str(cluster_certs.resolve()) if cluster_certs is not None else loaded.cluster_certs
+        loaded = dataclasses.replace(loaded, cluster_certs=certs_folder, insecure_cluster=insecure_cluster)
     _guard(lambda: check_rounds(loaded, share))
+    if loaded.cluster is not None:
+        from harness.cluster import check_access
+
+        access_checked = loaded.cluster
+        _guard(lambda: check_access(access_checked, loaded.cluster_certs, loaded.insecure_cluster))
     if loaded.cluster is None or loaded.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
         _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)

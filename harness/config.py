@@ -80,6 +80,7 @@ class _Tournament(GameSettings):
     openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
     cluster: str | None = None
+    cluster_certs: str | None = None
     sandbox: Literal["auto", "required", "off"] = "auto"
     max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
     max_processes: int = pydantic.Field(64, ge=1, le=MAX_PROCESSES)
@@ -146,6 +147,10 @@ class TournamentConfig:
     cluster: ClusterAddress | None = None
     """Where the games run: a dask cluster, or None for the local process pool (not part of the
     fingerprint: where a game runs does not change it)."""
+    cluster_certs: str | None = None
+    """Absolute path of the folder of the cluster's certificate set, for a ``tls://`` cluster."""
+    insecure_cluster: bool = False
+    """Whether a ``tcp://`` cluster beyond loopback is allowed (the operator's ``--insecure-cluster``, never the file's)."""
 
     @property
     def game(self) -> Game:
@@ -490,6 +495,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
             cluster = parse_cluster(model.cluster)
         except ValueError as error:
             problems.append(f"cluster: {error}")
+    cluster_certs = None if model.cluster_certs is None else str((base / model.cluster_certs).resolve())
     openings_file: str | None = None
     positions: dict[str, tuple[Opening, ...]] = {}
     if model.openings.file is not None:
@@ -525,6 +531,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         max_processes=model.max_processes,
         opening_positions=positions,
         cluster=cluster,
+        cluster_certs=cluster_certs,
     )
 
 

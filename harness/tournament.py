@@ -133,6 +133,10 @@ def run_tournament(
     game ids as the whole), and each share is resumable on its own.
     """
     check_rounds(config, rounds)
+    if config.cluster is not None:  # refused before the database is touched
+        from harness import cluster
+
+        cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
     path = Path(db_path) if db_path is not None else default_db_path(config)
     store = Store(path)
     try:
@@ -293,13 +297,14 @@ def _run_on_cluster(
 
     if config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
         warn(str(sandbox.resolve(SandboxMode.OFF)[1]))
+    access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
     job = cluster.Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes,
                       cluster.expected_hashes(config.engines))
     specs = {engine.name: engine for engine in config.engines}
     bar = _progress_bar(summary, progress)
     try:
         cluster.play_on_cluster(
-            config.cluster, todo, specs, job,
+            access, todo, specs, job,
             lambda game, record: _finished(store, tournament, game, record, summary, on_game, bar),
             failed, warn,
         )

@@ -11,6 +11,8 @@ from the moment the cluster is up (its workers started and loaded) to the last s
 then in the local process pool at concurrency K, timed whole. Goal: the cluster at least 0.9 x linear (K times its
 rate at one slot) up to 16 slots. The pool's figures beside it show what this machine allows; the
 difference of the seconds per game of the two, times the slots, is the cluster's overhead per game.
+The last column is the CPU time this process (the coordinator, with the local cluster's scheduler)
+spends per game on the cluster, over the same span.
 The sandbox is off (it is the same on both sides and would only add its own start-up per move).
 
 Usage: .venv/bin/python scripts/bench_cluster.py [--slots 1,2,4,8,16] [--games-per-slot 16] [--delay 0.05]
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,10 +49,12 @@ class _ClusterUp(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.INFO)
         self.at: float | None = None
+        self.cpu: float | None = None
+        """This process's CPU seconds then."""
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.name == "arena.cluster" and "worker slots" in record.getMessage():
-            self.at = time.monotonic()
+            self.at, self.cpu = time.monotonic(), _cpu()
 
 
 def compile_engine(folder: Path) -> Path | None:
@@ -82,15 +87,22 @@ def config_for(folder: Path, engine: Path, games: int, delay: float) -> Tourname
     return load_config(path)
 
 
-def run(config: TournamentConfig, db: Path, up: _ClusterUp) -> tuple[int, float]:
-    """(games played, seconds from the cluster being up, or from the start for the local pool)."""
-    up.at = None
-    start = time.monotonic()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(config: TournamentConfig, db: Path, up: _ClusterUp) -> tuple[int, float, float]:
+    """(games played, seconds from the cluster being up, or from the start for the local pool, CPU
+    seconds of this process over the same span: the coordinator, with a local cluster's scheduler)."""
+    up.at = up.cpu = None
+    start, cpu = time.monotonic(), _cpu()
     summary = run_tournament(config, db, progress=False, on_warning=lambda message: None)
-    end = time.monotonic()
+    end, cpu_end = time.monotonic(), _cpu()
     if summary.failed or summary.played != summary.scheduled:
         sys.exit(f"bench_cluster: {summary.failed} games failed, {summary.played} of {summary.scheduled} played")
-    return summary.played, end - (up.at if up.at is not None else start)
+    return (summary.played, end - (up.at if up.at is not None else start),
+            cpu_end - (up.cpu if up.cpu is not None else cpu))
 
 
 def main() -> None:
@@ -115,12 +127,13 @@ def main() -> None:
               f"{args.games_per_slot} games per slot\n")
         print(f"{'':>13}{'cluster (local:K)':^30}  {'local process pool':^30}".rstrip())
         print(f"{'slots':>5}  {'games':>5}  {'games/hour':>10}  {'x linear':>8}  {'s/game':>8}  "
-              f"{'games/hour':>10}  {'x linear':>8}  {'s/game':>8}  {'cluster overhead/game':>21}")
+              f"{'games/hour':>10}  {'x linear':>8}  {'s/game':>8}  {'cluster overhead/game':>21}  "
+              f"{'coordinator CPU/game':>20}")
         for slots in slot_counts:
             config = config_for(folder, engine, args.games_per_slot * slots, args.delay)
-            games, on_cluster = run(dataclasses.replace(config, cluster=parse_cluster(f"local:{slots}")),
-                                    folder / f"cluster{slots}.sqlite", up)
-            _, in_pool = run(dataclasses.replace(config, concurrency=slots), folder / f"pool{slots}.sqlite", up)
+            games, on_cluster, own_cpu = run(
+                dataclasses.replace(config, cluster=parse_cluster(f"local:{slots}")), folder / f"cluster{slots}.sqlite", up)
+            _, in_pool, _ = run(dataclasses.replace(config, concurrency=slots), folder / f"pool{slots}.sqlite", up)
             cluster_rates[slots] = games / on_cluster * 3600
             pool_rates[slots] = games / in_pool * 3600
             first = slot_counts[0]
@@ -129,7 +142,7 @@ def main() -> None:
             overhead = (on_cluster - in_pool) / games * slots * 1000
             print(f"{slots:>5}  {games:>5}  {cluster_rates[slots]:>10.0f}  {cluster_rates[slots] / cluster_linear:>8.2f}  "
                   f"{on_cluster / games:>8.3f}  {pool_rates[slots]:>10.0f}  {pool_rates[slots] / pool_linear:>8.2f}  "
-                  f"{in_pool / games:>8.3f}  {overhead:>18.0f} ms")
+                  f"{in_pool / games:>8.3f}  {overhead:>18.0f} ms  {own_cpu / games * 1000:>17.1f} ms")
 
 
 if __name__ == "__main__":

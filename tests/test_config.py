@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
     "name, game, time, allow_fractional_time, grace, max_plies, win_priority, n, size, format, rounds, "
-    "openings, concurrency, cluster, sandbox, max_file_mb, max_processes, engines"
+    "openings, concurrency, cluster, cluster_certs, sandbox, max_file_mb, max_processes, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
 
@@ -172,17 +172,23 @@ def test_cluster_address_is_parsed_and_left_out_of_the_fingerprint(tmp_path: Pat
     local = load_config(write(tmp_path / "local", "name: t\ncluster: local:4\n" + ENGINES))
     assert local.cluster == ClusterAddress(local_slots=4)
     assert str(local.cluster) == "local:4"
-    assert remote.fingerprint_hash() == local.fingerprint_hash() == base.fingerprint_hash()
+    secure = load_config(write(tmp_path / "tls", "name: t\ncluster: tls://head.example:8786\ncluster_certs: ../certs\n"
+                                                 + ENGINES))
+    assert (secure.cluster, secure.cluster_certs) == (ClusterAddress(scheduler="tls://head.example:8786"),
+                                                      str(tmp_path / "certs"))
+    assert base.cluster_certs is None and not base.insecure_cluster
+    assert remote.fingerprint_hash() == local.fingerprint_hash() == secure.fingerprint_hash() == base.fingerprint_hash()
 
 
 @pytest.mark.parametrize("value", ["head:8786", "tcp://head", "tcp://head:0", "tcp://head:70000", "local:0",
-                                   "local:257", "local", "tls://head:8786", "'5'"])
+                                   "local:257", "local", "udp://head:8786", "tls://[head]:8786", "'5'"])
 def test_bad_cluster_address_says_what_is_expected(tmp_path: Path, value: str) -> None:
     path, message = problem(tmp_path, f"name: t\ncluster: {value}\n" + ENGINES)
     shown = value.strip("'")
     assert message == (
-        f"{path}: cluster: expected tcp://HOST:PORT (a running dask scheduler) or local:K (a cluster of K worker "
-        f"slots on this machine, 1 to 256), got {shown!r}"
+        f"{path}: cluster: expected tls://HOST:PORT (a running dask scheduler with TLS), tcp://HOST:PORT (one "
+        f"without: loopback only, unless --insecure-cluster) or local:K (a cluster of K worker slots on this machine, "
+        f"1 to 256), got {shown!r}"
     )
 
 

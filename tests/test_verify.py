@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,10 @@ import pytest
 from harness.engines import builtin_engine, command_engine
 from harness.games.registry import get_game
 from harness.match import Fault, GameRecord, MoveRecord, Termination, play_game
-from harness.protocol import Verdict
+from harness.protocol import CallWarning, Verdict, WarningKind
 from harness.schedule import ScheduledGame
 from harness.settings import GameSettings
+from harness.records import record_from_data
 from harness.verify import RecordRefused, check_record, check_scheduled, derived_end
 
 FAKES = Path(__file__).parent / "fake_engines"
@@ -169,3 +171,46 @@ def test_a_value_shown_in_a_message_is_short_whatever_its_size() -> None:
     assert shown(10**400) == "10000000000000000000...(401 characters)"
     assert shown("a" * 100) == repr("a" * 40) + "..."
     assert shown(12) == "12" and shown(True) == "true" and shown([1]) == "a list"
+
+
+def data_refused(data: object) -> str:
+    with pytest.raises(RecordRefused) as caught:
+        record_from_data(data)
+    return str(caught.value)
+
+
+def test_a_record_rebuilt_from_its_json_is_the_same_record() -> None:
+    settings = GameSettings(game="connect4", time=1)
+    crasher = command_engine(f"python3 {FAKES / 'crashes_without_answer.py'}", name="crash")
+    forfeit = play_game(builtin_engine("random", {"seed": 1}, "rnd"), crasher, settings, "7x6")
+    warned = c4_win()
+    warned.moves[0] = dataclasses.replace(warned.moves[0], warnings=(
+        CallWarning(WarningKind.LINES_AFTER_ANSWER, "1 line after the answer"),))
+    for record in (c4_win(), forfeit, warned):
+        rebuilt = record_from_data(json.loads(json.dumps(record.to_json())))
+        assert rebuilt == record
+        assert [type(move.verdict) for move in rebuilt.moves] == [Verdict] * len(record.moves)
+    assert forfeit.fault is not None and record_from_data(json.loads(json.dumps(forfeit.to_json()))).fault == forfeit.fault
+
+
+def test_a_record_whose_json_has_wrong_types_is_refused_naming_the_field() -> None:
+    good = c4_win().to_json()
+    assert data_refused([good]) == "the line: expected an object, got a list"
+    assert data_refused({**good, "moves": "1234"}) == "moves: expected a list, got '1234'"
+    assert data_refused({**good, "x": 7}) == "x: expected a name (text), got 7"
+    assert data_refused({**good, "time": "1"}) == "time: expected a number above 0 to 3600, got '1'"
+    assert data_refused({**good, "max_plies": True}) == "max_plies: expected a whole number from 1 to 10000, got true"
+    assert data_refused({**good, "termination": "won"}) == (
+        "termination: expected one of line, full-board, no-move, forfeit, repetition, max-plies, null, got 'won'")
+    moves = [dict(move) for move in good["moves"]]
+    moves[1]["verdict"] = "okay"
+    assert data_refused({**good, "moves": moves}).startswith("moves[1].verdict: expected one of ok, time, ")
+    moves[1] = {**good["moves"][1], "move": "2"}
+    assert data_refused({**good, "moves": moves}) == "moves[1].move: expected a whole number, got '2'"
+    moves[1] = {**good["moves"][1], "warnings": [{"kind": "gossip", "text": "x"}]}
+    assert data_refused({**good, "moves": moves}).startswith("moves[1].warnings[0].kind: expected one of ")
+    fault = {"engine": "a", "player": "x", "verdict": "time", "detail": "", "exit_status": None,
+             "stdout_tail": [], "stderr_tail": "", "argv": "python3 a.py"}
+    assert data_refused({**good, "fault": fault}) == "fault.argv: expected a list, got 'python3 a.py'"
+    assert data_refused({**good, "fault": {**fault, "argv": [], "exit_status": 1.5}}) == (
+        "fault.exit_status: expected a whole number, got 1.5")
