@@ -241,9 +241,9 @@ def test_readme_config_examples_load_as_shown(tmp_path: Path) -> None:
     it shows; the student programs they name are stand-ins made here."""
     from harness.config import load_config
 
-    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / "alice").mkdir(parents=True)
     for name in ("betsy.py", "c4.py"):
-        (tmp_path / "submissions" / name).write_text("print('1 x')\n")
+        (tmp_path / "submissions" / "alice" / name).write_text("print('1 x')\n")
     blocks = yaml_blocks(read(README))
     assert len(blocks) == 2
     configs = []
@@ -263,8 +263,8 @@ def test_readme_betsy_config_example_shows_the_defaults(tmp_path: Path) -> None:
     """The Betsy example says its values are the defaults, apart from name, concurrency and engines."""
     from harness.config import load_config
 
-    (tmp_path / "submissions").mkdir()
-    (tmp_path / "submissions" / "betsy.py").write_text("")
+    (tmp_path / "submissions" / "alice").mkdir(parents=True)
+    (tmp_path / "submissions" / "alice" / "betsy.py").write_text("")
     shown = yaml_blocks(read(README))[0]
     (tmp_path / "shown.yaml").write_text(shown + "\n")
     engines = shown[shown.index("engines:"):]
