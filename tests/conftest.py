@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -131,3 +134,29 @@ def tiny_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = arena("tournament", "tiny.yaml", "--db", "tiny.sqlite", "--no-progress", cwd=folder)
     assert result.returncode == 0, result.stderr
     return folder / "tiny.sqlite"
+
+
+def arena_here(*args: str | Path) -> tuple[int, str, str]:
+    """Run the arena CLI in this process: (exit status, stdout, stderr)."""
+    from harness.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(arg) for arg in args])
+        except SystemExit as stop:
+            code = stop.code
+    return int(code) if isinstance(code, int) else 0, out.getvalue(), err.getvalue()
+
+
+def set_at(data: Any, path: str, value: object) -> None:
+    """Set the value at a dotted path of nested objects and lists (``moves.0.ply``)."""
+    *parents, last = path.split(".")
+    node: Any = data
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value

@@ -7,9 +7,7 @@ attacks edit its exported lines or its SQLite file the way a forger would.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import resource
 import sqlite3
@@ -22,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
 from tests.conftest import ARENA, ROOT, run_program
+from tests.conftest import arena_here as arena
+from tests.conftest import set_at
 
 CONFIG = f"""
 name: log
@@ -39,18 +38,6 @@ engines:
   - {{name: grd, builtin: greedy, options: {{seed: 5}}}}
   - {{name: ill, command: {sys.executable} {ROOT / 'tests' / 'fake_engines' / 'illegal_move.py'}}}
 """
-
-
-def arena(*args: str | Path) -> tuple[int, str, str]:
-    """Run the arena CLI in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    code: object = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(arg) for arg in args])
-        except SystemExit as stop:
-            code = stop.code
-    return int(code) if isinstance(code, int) else 0, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -225,14 +212,7 @@ def test_an_exported_file_goes_back_whole(tmp_path: Path, played: Path, lines: l
 def at(path: str, value: object) -> Callable[[dict[str, Any]], None]:
     """An edit of one exported game: set the value at a dotted path (``moves.0.ply``)."""
     def edit(game: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node: Any = game
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
+        set_at(game, path, value)
     return edit
 
 

@@ -12,7 +12,7 @@ import pytest
 from harness.config import load_config
 from harness.fingerprints import NotAFingerprint, config_from_fingerprint, is_tournament_config, scheduled_game
 from harness.schedule import schedule
-from tests.conftest import ROOT
+from tests.conftest import ROOT, set_at
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
@@ -58,14 +58,7 @@ def fingerprint() -> dict[str, Any]:
 ])
 def test_a_tampered_fingerprint_is_refused_naming_the_key(path: str, value: object, message: str) -> None:
     data = fingerprint()
-    *parents, last = path.split(".")
-    node: Any = data
-    for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
+    set_at(data, path, value)
     with pytest.raises(NotAFingerprint) as refused:
         config_from_fingerprint(data)
     assert str(refused.value) == message

@@ -12,10 +12,8 @@ that is not a game's (text where a number or a result belongs) is refused in one
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import html
-import io
 import json
 import re
 import sqlite3
@@ -27,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
 from harness.validate import Category, Check, ValidationReport
 from harness.validate_render import render_html
 from tests.conftest import ARENA, ROOT, run_program
+from tests.conftest import arena_here as arena
 from tests.test_report_html import Tab, browser, tab  # noqa: F401  (the browser fixtures)
 
 HOSTILE = ('<script>window.pwned=1;document.title="PWNED"</script>"><img src=x onerror="window.pwned=2">'
@@ -57,18 +55,6 @@ engines:
   - {{name: hostile, command: python3 hostile.py}}
   - {{name: crash, command: {sys.executable} {ROOT / 'tests' / 'fake_engines' / 'answers_then_crashes.py'}}}
 """
-
-
-def arena(*args: str | Path) -> tuple[int, str, str]:
-    """Run the arena CLI in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    code: object = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(arg) for arg in args])
-        except SystemExit as stop:
-            code = stop.code
-    return int(code) if isinstance(code, int) else 0, out.getvalue(), err.getvalue()
 
 
 class Shape(HTMLParser):
