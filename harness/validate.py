@@ -593,7 +593,7 @@ class Validator:
         other = "o" if mover == "x" else "x"
         lead = 4 ** (record.n - 1)
         if abs(score) >= ADJUDICATION_WIN:
-            winner, why = (mover if score > 0 else other), "a search 12 plies deep proves the win"
+            winner, why = (mover if score > 0 else other), "the judging search proves the win"
         elif abs(score) >= lead:
             winner = mover if score > 0 else other
             why = (f"its lead on the board (search score {abs(score)}) is worth a line one pebble short "

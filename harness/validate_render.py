@@ -39,14 +39,12 @@ def grid(game: str, board: str, size: str) -> tuple[str, int] | None:
     """A board as drawn: its cells row by row from the top (``.``, ``x``, ``o``) and its width; None
     when the board does not fit the size. A King's Horses board is drawn from its eight numbers."""
     rules = get_game(game)
-    if rules.numbered_rows:
-        for shown_size in dict.fromkeys((size, "")):
-            try:
-                position = rules.position(shown_size, "x", board)
-            except (ValueError, PositionError):
-                continue
-            return rules.picture(position, position), rules.columns(position)
-        return None
+    if rules.numbered_rows:  # a position on its own: drawn as far as its pieces go
+        try:
+            position = rules.position("", "x", board)
+        except (ValueError, PositionError):
+            return None
+        return rules.picture(position, position), rules.columns(position)
     columns = _columns(game, size)
     if not board or not columns or len(board) % columns:
         return None
@@ -57,12 +55,10 @@ def _draw_board(game: str, board: str, size: str, player: str) -> list[str]:
     """A board for a terminal, drawn by its game (columns numbered, and rows where the game names
     squares by row); empty when the board is not a position of that size."""
     rules = get_game(game)
-    for shown_size in dict.fromkeys((size, "")):
-        try:
-            return str(rules.render(rules.position(shown_size, player or "x", board))).splitlines()
-        except (ValueError, PositionError):
-            continue
-    return []
+    try:  # a position on its own (a King's Horses board without its game's band)
+        return str(rules.render(rules.position("" if rules.numbered_rows else size, player or "x", board))).splitlines()
+    except (ValueError, PositionError):
+        return []
 
 
 _NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (

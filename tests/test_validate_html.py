@@ -17,7 +17,7 @@ from harness.settings import GameSettings
 from harness.validate import Settings, Status, validate
 from harness.validate_render import render_html, render_text
 from tests.conftest import ARENA, ROOT, run_program
-from tests.test_report_html import Tab, browser, tab  # noqa: F401  (the browser fixtures)
+from tests.test_report_html import OVERLAPS, Tab, browser, fits, sized_tab, tab  # noqa: F401  (the browser fixtures)
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
 WRAPPER = """\
@@ -175,3 +175,51 @@ def test_the_readme_documents_every_status() -> None:
     listed = re.search(r"Each check, and each category, has one status of (.*?)\.", section.replace("\n", " "))
     assert listed is not None
     assert re.findall(r"`([a-z ]+)`", listed.group(1)) == [status.value for status in Status]
+
+
+# --- the page at a phone's and a desktop's width -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def failing_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """The JSON report and page of a student that rotates the wrong way: failed checks with three boards."""
+    page = tmp_path_factory.mktemp("failing") / "report.html"
+    result = run_program([ARENA, "validate", f"{sys.executable} {STUDENTS / 'rotates_wrong_way.py'}", "--n", "3,8",
+                          "--quick", "--games", "1", "--quiet", "--json", "--html", str(page)], timeout=300)
+    assert result.returncode == 1, result.stderr
+    return json.loads(result.stdout), page
+
+
+def test_failed_checks_come_first_and_passed_ones_are_folded(failing_page: tuple[dict[str, Any], Path]) -> None:
+    report, page = failing_page
+    html = page.read_text()
+    failed = [f"{name}/{check['id']}" for name, category in report["categories"].items()
+              for check in category["checks"] if check["status"] == "fail"]
+    first = html.index("<h2 id='failed' class='fail'>Failed checks")
+    assert html.index("<h2 ", html.index("</table>")) == first  # right after the summary
+    listed = re.findall(r"<details id='check-[^']+' class='check' open><summary class='fail'>✗ ([^:]+): ",
+                        html[first:html.index("<h2 id='protocol'")])
+    assert listed == failed
+    passed = sum(check["status"] == "pass" for category in report["categories"].values() for check in category["checks"])
+    folded = [int(n) for n in re.findall(r"<details class='group'><summary class='pass'>✓ (\d+) passed checks</summary>",
+                                         html)]
+    assert 0 < sum(folded) <= passed
+
+
+def test_validation_pages_fit_a_phone_and_a_desktop_with_the_boards_of_a_check_side_by_side(
+        validated: tuple[dict[str, Any], Path], failing_page: tuple[dict[str, Any], Path], sized_tab: Tab) -> None:  # noqa: F811
+    width = sized_tab.page.viewport_size["width"] if sized_tab.page.viewport_size else 0
+    for _, page in (validated, failing_page):
+        sized_tab.open(page)
+        fits(sized_tab)
+        sized_tab.page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # every check's evidence
+        fits(sized_tab)
+        assert sized_tab.page.evaluate(OVERLAPS) == []
+        sized_tab.shot(f"{page.parent.name}-{width}.png")
+    # The asked board, the program's and the right one: at 1400 px one row, their tops and cells aligned.
+    tops = sized_tab.page.evaluate("""() => Array.from(document.querySelectorAll('#failed ~ details.check .boards'))
+        .filter(b => b.querySelectorAll('table.board').length === 3)
+        .map(b => Array.from(b.querySelectorAll('table.board')).map(t => Math.round(t.getBoundingClientRect().top)))""")
+    assert tops
+    if width >= 1400:
+        assert all(len(set(row)) == 1 for row in tops), tops
