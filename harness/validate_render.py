@@ -313,7 +313,8 @@ def _render_html(report: ValidationReport) -> str:
         parts.append(f"<p>Replays of the strength games: {links}.</p>")
     failed = [(category, check) for category in report.categories.values() for check in category.failed]
     if failed:
-        parts.append(f"<h2 id='failed' class='fail'>Failed checks ({esc(len(failed))})</h2>")
+        worst = "fail" if any(category.status is Status.FAIL for category, _ in failed) else "weak"
+        parts.append(f"<h2 id='failed' class='{worst}'>Failed checks ({esc(len(failed))})</h2>")
         parts += [_check_html(report, category, check, True) for category, check in failed]
     for name, category in report.categories.items():
         status = category.status

@@ -212,10 +212,10 @@ def test_validation_pages_fit_a_phone_and_a_desktop_with_the_boards_of_a_check_s
     for _, page in (validated, failing_page):
         sized_tab.open(page)
         fits(sized_tab)
+        sized_tab.shot(f"{page.parent.name}-{width}.png")  # as it opens (all open, it is too tall to capture)
         sized_tab.page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # every check's evidence
         fits(sized_tab)
         assert sized_tab.page.evaluate(OVERLAPS) == []
-        sized_tab.shot(f"{page.parent.name}-{width}.png")
     # The asked board, the program's and the right one: at 1400 px one row, their tops and cells aligned.
     tops = sized_tab.page.evaluate("""() => Array.from(document.querySelectorAll('#failed ~ details.check .boards'))
         .filter(b => b.querySelectorAll('table.board').length === 3)
@@ -223,3 +223,12 @@ def test_validation_pages_fit_a_phone_and_a_desktop_with_the_boards_of_a_check_s
     assert tops
     if width >= 1400:
         assert all(len(set(row)) == 1 for row in tops), tops
+
+
+def test_a_page_with_only_weak_categories_does_not_head_its_failures_as_a_fail(
+        validated: tuple[dict[str, Any], Path], failing_page: tuple[dict[str, Any], Path]) -> None:
+    report, page = validated
+    assert {name: c["status"] for name, c in report["categories"].items() if c["status"] not in ("pass", "info")} == {
+        "tactics": "weak"}
+    assert "<h2 id='failed' class='weak'>Failed checks (" in page.read_text()
+    assert "<h2 id='failed' class='fail'>Failed checks (" in failing_page[1].read_text()
