@@ -86,6 +86,17 @@ class Report:
         """The engine that plays every game of a gauntlet; None for a round-robin."""
         return self.order[0] if self.config.get("format") == "gauntlet" and self.order else None
 
+    @property
+    def colour_pairings(self) -> dict[tuple[str, str], dict[str, Standing]]:
+        """``by_colour`` with each pairing once, its first engine the earlier in config order (a
+        gauntlet's own engine): the other engine's results are the same games seen from its side."""
+        place = {name: index for index, name in enumerate(self.order)}
+
+        def key(name: str) -> tuple[int, str]:
+            return place.get(name, len(place)), name
+
+        return {(a, b): colours for (a, b), colours in self.by_colour.items() if key(a) < key(b)}
+
     def standing(self, a: str, b: str) -> Standing:
         """a's wins, draws and losses against b, both colours."""
         total = Standing()
@@ -326,8 +337,8 @@ def render_text(report: Report) -> str:
                 f"{a + ' vs ' + b:<{label}}{estimate.pairs:>5}  {counts:<22}{estimate.elo:>+6.0f}  "
                 f"{'[' + f'{low:+.0f}, {high:+.0f}' + ']':>16}  {estimate.los * 100:>5.1f}%"
             )
-    if report.by_colour:
-        label = max(len(f"{a} vs {b}") for a, b in report.by_colour) + 2
+    if report.colour_pairings:
+        label = max(len(f"{a} vs {b}") for a, b in report.colour_pairings) + 2
         lines += [
             "",
             "By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)"
@@ -335,7 +346,7 @@ def render_text(report: Report) -> str:
             "By colour (the first engine's points / games as x, BLACK, and as o, WHITE; W-D-L)",
             f"{'pairing':<{label}}{'as x':>8}  {'W-D-L':>10}  {'as o':>8}  {'W-D-L':>10}",
         ]
-        for (a, b), colours in report.by_colour.items():
+        for (a, b), colours in report.colour_pairings.items():
             cells = []
             for colour in ("x", "o"):
                 standing = colours[colour]

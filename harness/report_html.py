@@ -109,7 +109,8 @@ def game_page(row: GameRow, record: GameRecord, previous: int | None, following:
         f"move; tournament {esc(row.tournament_name)}, round {esc(row.round)}, key <code>{esc(row.key)}</code>; "
         f"finished {esc(row.finished_at)}</p>",
         f'<p class="result"><b>Result {esc(record.result)}</b>: {esc(record.reason)}</p>',
-        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay")),
+        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay"),
+                    rules.numbered_rows),
     ]
     fault = record.fault
     if fault is not None:
@@ -153,10 +154,10 @@ def _ratings(report: Report) -> list[str]:
         '<h2 id="ratings">Ratings</h2>',
         '<p class="muted">Bradley-Terry Elo, draws as half points, mean 0, with 95% intervals; LOS: the '
         "likelihood that an engine is stronger than the next one down.</p>",
-        '<table class="data" id="ratings-table"><thead><tr><th class="num">rank</th><th>engine</th>'
+        '<div class="scroll"><table class="data" id="ratings-table"><thead><tr><th class="num">rank</th><th>engine</th>'
         '<th class="num">games</th><th class="num">score</th><th class="num">W-D-L</th><th class="num">Elo</th>'
         '<th class="num">95% interval</th><th class="num">LOS &gt; next</th></tr></thead><tbody>'
-        + "".join(rows) + "</tbody></table>",
+        + "".join(rows) + "</tbody></table></div>",
         chart,
     ]
 
@@ -183,11 +184,13 @@ def _crosstable(report: Report) -> list[str]:
         return head + [
             f'<p class="muted">Gauntlet: {esc(first)}\'s points / games against each opponent (green: '
             f"{esc(first)} scored more, red: less).</p>",
-            '<table class="data heat" id="crosstable-table"><thead><tr><th>opponent</th>'
+            '<div class="scroll"><table class="data heat" id="crosstable-table"><thead><tr><th>opponent</th>'
             f'<th class="num">{esc(first)}\'s points</th><th class="num">W-D-L</th><th class="num">score</th></tr>'
-            "</thead><tbody>" + "".join(rows) + "</tbody></table>"]
+            "</thead><tbody>" + "".join(rows) + "</tbody></table></div>"]
     numbered = len(names) > 8
-    heads = "".join(f'<th class="num" title="{esc(name)}">{esc(rank) if numbered else esc(name)}</th>'
+    heads = "".join(f'<th class="num" title="{esc(name)}">{esc(rank)}</th>' if numbered else
+                    f'<th class="num" title="{esc(name)}"><span class="wide">{esc(name)}</span>'
+                    f'<span class="narrow">{esc(rank)}</span></th>'
                     for rank, name in enumerate(names, 1))
     rows = []
     for rank, a in enumerate(names, 1):
@@ -201,9 +204,15 @@ def _crosstable(report: Report) -> list[str]:
         rows.append(f'<tr><th class="num">{esc(rank)}</th><th>{esc(a)}</th>{"".join(cells)}</tr>')
     return head + [
         "<p class=\"muted\">The row engine's points / games against the column engine (green: the row "
-        f"engine scored more, red: less){'; columns by rank' if numbered else ''}.</p>",
+        f"engine scored more, red: less){'; columns by rank' if numbered else '; on a narrow screen, columns by rank'}."
+        "</p>",
         '<div class="scroll"><table class="data heat" id="crosstable-table"><thead><tr><th class="num">rank</th>'
         f"<th>engine</th>{heads}</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"]
+
+
+def _pairing(a: str, b: str) -> str:
+    """``a vs b``, each name kept whole when the cell wraps."""
+    return f'<span class="name">{esc(a)}</span> vs <span class="name">{esc(b)}</span>'
 
 
 def _pairs(report: Report) -> list[str]:
@@ -214,8 +223,8 @@ def _pairs(report: Report) -> list[str]:
         counts = report.pentanomial[(a, b)]
         low, high = estimate.elo_ci
         rows.append(
-            f"<tr><td>{esc(a)} vs {esc(b)}</td><td class=\"num\">{esc(estimate.pairs)}</td>"
-            f"<td>{spark_bars(counts, f'pentanomial {counts}')} <code>{esc(counts)}</code></td>"
+            f"<tr><td>{_pairing(a, b)}</td><td class=\"num\">{esc(estimate.pairs)}</td>"
+            f"<td class=\"nowrap\">{spark_bars(counts, f'pentanomial {counts}')} <code>{esc(counts)}</code></td>"
             f'<td class="num">{_elo(estimate.elo)}</td><td class="num">[{_elo(low)}, {_elo(high)}]</td>'
             f'<td class="num">{esc(_pct(estimate.los))}</td></tr>')
     return [
@@ -223,30 +232,30 @@ def _pairs(report: Report) -> list[str]:
         '<p class="muted">Pentanomial: how many pairs (one opening played twice, colours swapped) the first '
         "engine scored 0, 1/2, 1, 3/2 and 2 points in; Elo of the first engine over the second with its 95% "
         "interval and LOS, the pair as the unit.</p>",
-        '<table class="data" id="pairs-table"><thead><tr><th>pairing</th><th class="num">pairs</th>'
+        '<div class="scroll"><table class="data" id="pairs-table"><thead><tr><th>pairing</th><th class="num">pairs</th>'
         '<th>pentanomial</th><th class="num">Elo</th><th class="num">95% interval</th><th class="num">LOS</th>'
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>",
+        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
     ]
 
 
 def _colours(report: Report) -> list[str]:
-    if not report.by_colour:
+    if not report.colour_pairings:
         return []
     rows = []
-    for (a, b), colours in report.by_colour.items():
+    for (a, b), colours in report.colour_pairings.items():
         cells = []
         for colour in ("x", "o"):
             standing = colours[colour]
             games = standing.wins + standing.draws + standing.losses
             cells.append(_heat_cell(standing.points, games)
                          + f'<td class="num">{esc(f"{standing.wins}-{standing.draws}-{standing.losses}")}</td>')
-        rows.append(f"<tr><td>{esc(a)} vs {esc(b)}</td>{''.join(cells)}</tr>")
+        rows.append(f"<tr><td>{_pairing(a, b)}</td>{''.join(cells)}</tr>")
     return [
         '<h2 id="colours">Results by colour</h2>',
         '<p class="muted">The first engine\'s points / games when it played x (moved first) and o.</p>',
-        '<table class="data heat" id="colours-table"><thead><tr><th>pairing</th><th class="num">as x</th>'
-        '<th class="num">W-D-L</th><th class="num">as o</th><th class="num">W-D-L</th></tr></thead><tbody>'
-        + "".join(rows) + "</tbody></table>",
+        '<div class="scroll"><table class="data heat" id="colours-table"><thead><tr><th>pairing</th>'
+        '<th class="num">as x</th><th class="num">W-D-L</th><th class="num">as o</th><th class="num">W-D-L</th></tr>'
+        "</thead><tbody>" + "".join(rows) + "</tbody></table></div>",
     ]
 
 
@@ -260,8 +269,8 @@ def _faults(report: Report, listed: list[_Listed]) -> list[str]:
     parts = [
         '<h2 id="faults">Faults</h2>',
         '<p class="muted">Games each engine lost by a fault of its own, by verdict.</p>',
-        '<table class="data" id="faults-table"><thead><tr><th>engine</th><th class="num">lost</th>'
-        f"{heads}</tr></thead><tbody>{rows}</tbody></table>",
+        '<div class="scroll"><table class="data" id="faults-table"><thead><tr><th>engine</th><th class="num">lost</th>'
+        f"{heads}</tr></thead><tbody>{rows}</tbody></table></div>",
     ]
     if any(row.lost_by_fault for row in report.engines):
         parts.append(f'<p class="legend">{legend}</p>')
@@ -272,13 +281,14 @@ def _faults(report: Report, listed: list[_Listed]) -> list[str]:
         shown = forfeits[:MAX_FORFEITS_LISTED]
         parts.append("<h3>Forfeited games</h3>")
         parts.append(
-            '<table class="data" id="forfeits-table"><thead><tr><th class="num">game</th><th>engine</th>'
+            '<div class="scroll"><table class="data" id="forfeits-table"><thead><tr><th class="num">game</th><th>engine</th>'
             "<th>verdict</th><th>detail</th></tr></thead><tbody>"
             + "".join(f'<tr><td class="num"><a href="games/{esc(item.row.id)}.html#forfeit">{esc(item.row.id)}</a></td>'
                       f"<td>{esc(item.fault_engine)}</td><td>{esc(item.verdict)}</td>"
-                      f"<td>{esc(item.detail[:160])}{'&#x2026;' if len(item.detail) > 160 else ''}</td></tr>"
+                      f"<td class=\"detail\">{esc(item.detail[:160])}{'&#x2026;' if len(item.detail) > 160 else ''}"
+                      "</td></tr>"
                       for item in shown)
-            + "</tbody></table>")
+            + "</tbody></table></div>")
         if len(forfeits) > len(shown):
             parts.append(f'<p class="muted">and {esc(len(forfeits) - len(shown))} more in '
                          '<a href="games.html">the list of games</a>.</p>')
@@ -299,8 +309,8 @@ def _times(report: Report) -> list[str]:
         f'<p class="muted">Seconds per engine call: the box spans the middle half, the whiskers p10 to p90, '
         f"the dots the fastest and slowest; the dashed line is the limit, {esc(f'{limit:g}')} s.</p>",
         box_plot([(row.name, row.move_quantiles) for row in report.engines], limit),
-        '<table class="data" id="times-table"><thead><tr><th>engine</th><th class="num">moves</th>'
-        f'<th class="num">mean</th>{heads}</tr></thead><tbody>{rows}</tbody></table>',
+        '<div class="scroll"><table class="data" id="times-table"><thead><tr><th>engine</th><th class="num">moves</th>'
+        f'<th class="num">mean</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>',
     ]
 
 
@@ -311,9 +321,9 @@ def _games_table(listed: list[_Listed]) -> str:
         f"<td>{esc(item.row.o)}</td><td>{esc(item.row.result)}</td><td>{esc(item.row.termination)}</td>"
         f'<td class="num">{esc(item.row.plies)}</td><td>{esc(item.verdict)}</td></tr>'
         for item in listed)
-    return ('<table class="data" id="games-table"><thead><tr><th class="num">game</th><th class="num">round</th>'
+    return ('<div class="scroll"><table class="data" id="games-table"><thead><tr><th class="num">game</th><th class="num">round</th>'
             "<th>size</th><th>x</th><th>o</th><th>result</th><th>end</th><th class=\"num\">plies</th>"
-            f"<th>fault</th></tr></thead><tbody>{rows}</tbody></table>")
+            f"<th>fault</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def index_page(report: Report, listed: list[_Listed], created: str) -> str:

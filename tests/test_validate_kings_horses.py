@@ -77,7 +77,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     lines = text.splitlines()
     assert lines[0].startswith("FAIL: correctness")
     assert lines[1] == f"program: {program}"
-    assert "  protocol    pass  5/5 checks passed" in lines
+    assert "  protocol    pass       5/5 checks passed" in lines
     at = lines.index(next(line for line in lines if line.startswith("- correctness/seed-example")))
     assert lines[at].startswith("- correctness/seed-example") and lines[at].endswith(
         ": said WHITE WILL WIN; BLACK wins (the seed's example)")
