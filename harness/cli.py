@@ -293,7 +293,7 @@ def match(
     max_processes: MaxProcessesOption = 64,
 ) -> None:
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
-    from harness.engines import EngineSpec, resolve_engine
+    from harness.engines import EngineSpec, check_games, resolve_engine
     from harness.match import play_game, score_for_x
     from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
@@ -309,6 +309,7 @@ def match(
         if games > MAX_GAMES:
             raise UsageError(f"invalid --games {games}: at most {MAX_GAMES} games")
         first, second = resolve_engine(engine_x), resolve_engine(engine_o)
+        check_games([first, second], game)
         check_layout([first, second])
         return settings, board_size, first, second
 
@@ -747,7 +748,7 @@ def sprt(
     """Play colour-swapped pairs until the pentanomial SPRT accepts H0 or H1 (resumable)."""
     from harness import sprt_run
     from harness.config import MAX_CONCURRENCY
-    from harness.engines import resolve_engine
+    from harness.engines import check_games, resolve_engine
     from harness.programs import check_layout
     from harness.settings import settings_from_flags
 
@@ -766,6 +767,7 @@ def sprt(
         if openings is not None and not openings.is_file():
             raise UsageError(f"invalid --openings {openings}: no such file")
         first, second = resolve_engine(engine_a), resolve_engine(engine_b)
+        check_games([first, second], game)
         check_layout([first, second])
         return sprt_run.plan(
             first, second, settings, board_size, elo0=elo0, elo1=elo1,
@@ -796,8 +798,10 @@ def play(
     n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
     size: Annotated[Optional[str], typer.Option(
         "--size", help="Board size: n for Betsy, WxH for Connect Four (default 8x8).")] = None,
-    engine: Annotated[str, typer.Option(
-        "--engine", help="Your opponent: a built-in name or a command (e.g. 'python3 betsy.py').")] = "mcts-alphabeta",
+    engine: Annotated[Optional[str], typer.Option(
+        "--engine", help="Your opponent: a built-in name or a command (e.g. 'python3 betsy.py'); default: the "
+                         "game's strongest, mcts-alphabeta (Betsy, Connect Four) or bestmove (kings-horses).",
+        show_default=False)] = None,
     time: Annotated[float, typer.Option("--time", help="The engine's seconds per move.")] = 1,
     human: Annotated[str, typer.Option("--human", help="Your side: x (moves first) or o.")] = "x",
     db: Annotated[Path, typer.Option("--db", help="Where the finished game is stored.")] = Path("results/play.sqlite"),
@@ -811,7 +815,7 @@ def play(
     sandbox: SandboxOption = SandboxMode.AUTO,
 ) -> None:
     """Play a game against an engine in the terminal; the finished game is stored like any other."""
-    from harness.engines import EngineSpec, resolve_engine
+    from harness.engines import EngineSpec, check_games, resolve_engine
     from harness.play import play as play_game_with_a_person
     from harness.programs import check_layout
     from harness.settings import GameSettings, settings_from_flags
@@ -827,7 +831,8 @@ def play(
         if human not in ("x", "o"):
             raise UsageError(f"invalid --human {human!r}: use x (you move first) or o")
         check_database_file(db)
-        opponent = resolve_engine(engine)
+        opponent = resolve_engine(engine if engine is not None else _strongest(game))
+        check_games([opponent], game)
         check_layout([opponent])
         return settings, board_size, opponent
 
@@ -843,6 +848,13 @@ def play(
     except KeyboardInterrupt:
         typer.echo("\ninterrupted; an unfinished game is not stored", err=True)
         raise typer.Exit(130) from None
+
+
+def _strongest(game: str) -> str:
+    """The strongest built-in engine of ``game`` (named once, in engines/strongest.py)."""
+    from engines.strongest import STRONGEST
+
+    return str(STRONGEST[game])
 
 
 @app.command("games")
