@@ -405,7 +405,7 @@ def _bounded_lines(source: TextIO, where: str) -> Iterator[str]:
         yield line
 
 
-def _setup_logging(log_path: Path, verbose: bool) -> None:
+def _setup_logging(log_file: Path, verbose: bool) -> None:
     """Log to a file beside the results, and to the console with -v; workers' logs go through the
     coordinator (multiprocessing-logging), so lines from parallel games never interleave."""
     import logging
@@ -415,12 +415,12 @@ def _setup_logging(log_path: Path, verbose: bool) -> None:
     from harness.text import VisibleFormatter
 
     try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.FileHandler(log_path, encoding="utf-8")
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(log_file, encoding="utf-8")
     except OSError as error:
         raise StoreError(
-            f"cannot write the log {log_path} ({error.strerror or error}): the results database and its "
-            f"log go in {log_path.parent}; give a --db in a folder you can write"
+            f"cannot write the log {log_file} ({error.strerror or error}): the results database and its "
+            f"log go in {log_file.parent}; give a --db in a folder you can write"
         ) from None
     root = logging.getLogger()
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -618,10 +618,10 @@ def tournament(
     if loaded.cluster is None or loaded.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
         _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
-    from harness.store import check_database_file
+    from harness.store import check_database_file, log_path
 
     _guard(lambda: check_database_file(db_path))
-    _guard(lambda: _setup_logging(db_path.with_suffix(".log"), verbose))
+    _guard(lambda: _setup_logging(log_path(db_path), verbose))
     try:
         summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=progress, rounds=share,
                                                 on_warning=_warn))
@@ -776,10 +776,10 @@ def sprt(
 
     test = _guard(prepare)
     _use_sandbox(sandbox, warn=False)
-    from harness.store import check_database_file
+    from harness.store import check_database_file, log_path
 
     _guard(lambda: check_database_file(test.db))
-    _guard(lambda: _setup_logging(test.db.with_suffix(".log"), False))  # as a tournament's, beside its games
+    _guard(lambda: _setup_logging(log_path(test.db), False))  # as a tournament's, beside its games
     a, b = test.names
     _echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
                f"{test.config.settings.rules.title} {test.config.settings.rules.size_phrase(test.config.sizes[0])}, "

@@ -144,7 +144,7 @@ def test_a_tournament_in_a_read_only_folder_is_one_line() -> None:
         (folder / "ro").chmod(0o555)
         one_line_error(
             arena("tournament", "tiny.yaml", "--db", "ro/tiny.sqlite", "--no-progress", cwd=folder, user=user),
-            "cannot write the log ro/tiny.log (Permission denied): the results database and its log go in ro; "
+            "cannot write the log ro/tiny.sqlite.log (Permission denied): the results database and its log go in ro; "
             "give a --db in a folder you can write")
         assert list((folder / "ro").iterdir()) == []
     finally:

@@ -80,7 +80,7 @@ engines:
     db = folder / "t.sqlite"
     done = arena("tournament", folder / "t.yaml", "--db", db, "-v", "--no-progress", "--sandbox", "off")
     assert done.returncode == 0, done.stderr
-    return Painted(folder, db, done.stdout, done.stderr, (folder / "t.log").read_bytes())
+    return Painted(folder, db, done.stdout, done.stderr, (folder / "t.sqlite.log").read_bytes())
 
 
 @pytest.mark.parametrize("mode", ["off", "required"])
