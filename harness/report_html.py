@@ -16,7 +16,7 @@ from harness.html_charts import box_plot, elo_chart, heat_colour, spark_bars, st
 from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html, write_assets
 from harness.match import GameRecord
 from harness.protocol import Verdict
-from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, title_line
+from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, heading, title_line
 from harness.store import GameRow, Store
 
 MAX_FORFEITS_LISTED = 50
@@ -320,12 +320,12 @@ def index_page(report: Report, listed: list[_Listed], created: str) -> str:
     nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in NAV)
     body = [
         f'<nav class="top">{nav} <a href="games.html">All {esc(report.games)} games</a></nav>',
-        f"<h1>Tournament {esc(report.name)}</h1>",
+        f"<h1>{esc(heading(report))}</h1>",
         f'<p class="meta">{esc(title_line(report))}; started {esc(created)}</p>',
         *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report),
         *_faults(report, listed), *_times(report),
     ]
-    return page(f"Tournament {report.name}", "\n".join(body))
+    return page(heading(report), "\n".join(body))
 
 
 def games_page(report: Report, listed: list[_Listed]) -> str:

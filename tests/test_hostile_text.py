@@ -186,7 +186,7 @@ def test_report_and_games_text_show_hostile_names_as_visible_text(painted: Paint
     report = arena("report", db)
     assert report.returncode == 0
     text = shown_safely(report.stdout)
-    assert text.splitlines()[0].startswith("Tournament '\\x1b[2Jtour\\nWARNING fake' (#1): 1 games")
+    assert text.splitlines()[0].startswith("Tournament '\\x1b[2Jtour\\nWARNING fake' (#1): 1 game, ")
     assert "\\x1b]0;pwned\\x07alpha" in text and "\\u202eateb\\x9b2J" in text
     games = arena("games", db)
     assert games.returncode == 0
