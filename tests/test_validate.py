@@ -254,14 +254,15 @@ def test_performance_rating_matches_hand_values() -> None:
     assert performance_rating([]) == 0.0
 
 
-def test_progress_goes_to_stderr_in_every_mode_and_quiet_silences_it() -> None:
+def test_progress_goes_to_stderr_when_asked_on_a_pipe_and_quiet_silences_it() -> None:
     program = f"python3 {STUDENTS / 'random_legal.py'}"
     base = [*ARENA, "validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
-    shown = run_program(base)
+    assert run_program(base).stderr == ""  # not a terminal: no bar unless asked
+    shown = run_program([*base, "--progress"])
     assert shown.returncode == 0
     assert "validating" in shown.stderr and "check" in shown.stderr
     json.loads(shown.stdout)  # stdout is the report alone
-    quiet = run_program([*base, "--quiet"])
+    quiet = run_program([*base, "--progress", "--quiet"])
     assert (quiet.returncode, quiet.stderr) == (0, "")
 
 
