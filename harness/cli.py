@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, BinaryIO, Optional, TextIO, TypeVar
 
 import typer
+from typer.core import TyperCommand
 
 try:
     from typer._click import exceptions as click_exceptions
@@ -22,7 +23,7 @@ except ImportError:  # typer before 0.20 runs on click itself
 
 from harness.errors import HarnessError, StoreError, UsageError
 from harness.games.errors import PositionError
-from harness.games.registry import PLAYERS, move_list
+from harness.games.registry import GAMES, PLAYERS, move_list
 from harness.sandbox import SandboxMode
 from harness.text import visible
 
@@ -36,13 +37,66 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="arena",
-    help="Betsy Arena: tournaments, validation and engines for the board game Betsy.",
+    help="Betsy Arena: tournaments, validation and engines for Betsy, Connect Four and All The King's Horses.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: wraps at any width, never cuts an option's name
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 T = TypeVar("T")
+
+VALUE_NAMES = {
+    "--game": "GAME", "--n": "N", "--size": "SIZE", "--time": "SECONDS", "--grace": "SECONDS", "--games": "K",
+    "--max-plies": "PLIES", "--opening-plies": "PLIES", "--win-priority": "mover|blue", "--start-file": "FILE",
+    "--openings": "FILE", "--seed": "S", "--sandbox": "auto|required|off", "--max-file-mb": "MIB",
+    "--max-processes": "K", "--concurrency": "K", "--db": "PATH", "--rounds": "FIRST-LAST", "--tournament": "K",
+    "--elo0": "ELO", "--elo1": "ELO", "--alpha": "P", "--beta": "P", "--max-pairs": "K", "--engine": "ENGINE",
+    "--human": "x|o", "--result": "RESULT", "--format": "jsonl|text", "--html": "FILE", "--host": "ADDRESS",
+    "--port": "PORT", "--nthreads": "K",
+}
+"""What the help calls an option's value, where its declaration gives no metavar: a plain word."""
+
+
+class PlainCommand(TyperCommand):
+    """A command whose --help reads well at any width: click's two columns, which wrap and never cut
+    a name; values named by plain words (SECONDS, FILE, K) and arguments in upper case, in the usage
+    line too."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = _value_name(param) + ("..." if param.nargs == -1 else "")
+                pieces.append(name if param.required or name.startswith("[") else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            text = record[1].replace("  [required]", "").replace("[required]", "")
+            if param.param_type_name == "argument":
+                arguments.append((_value_name(param).strip("[]"), text))
+            else:
+                names = ", ".join(sorted(param.opts, key=len)) + "".join(f" / {name}" for name in param.secondary_opts)
+                value = "" if getattr(param, "is_flag", False) or getattr(param, "count", False) else _value_name(param)
+                options.append((f"{names} {value}".rstrip(), text))
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _value_name(param: Any) -> str:
+    if param.metavar is not None:
+        return str(param.metavar)
+    if param.param_type_name == "argument":
+        return str(param.name).upper()
+    return VALUE_NAMES.get(max(param.opts, key=len), str(param.name).upper())
 
 MAX_GAMES = 10_000
 """Most games one `arena match` plays."""
@@ -50,9 +104,24 @@ MAX_VALIDATE_GAMES = 100
 """Most games `arena validate` plays against each reference engine."""
 
 
+def _show_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("betsy-arena")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown (not installed)"
+        typer.echo(f"arena {number}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
-    """Betsy Arena: tournaments, validation and engines for the board game Betsy."""
+def _root(
+    show_version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version, help="Print arena's version and exit.")] = False,
+) -> None:
+    """Betsy Arena: tournaments, validation and engines for Betsy, Connect Four and All The King's Horses."""
 
 
 def _fail(message: str) -> typer.Exit:
@@ -81,6 +150,12 @@ def _guard(action: Callable[[], T]) -> T:
 
 GameOption = Annotated[str, typer.Option(
     "--game", help="The game: betsy, connect4 or kings-horses.", show_default=True)]
+SIZE_HELP = "Board size: " + ", ".join(
+    f"{'n' if game.name == 'betsy' else game.size_metavar} for {game.name} (default {game.default_size})"
+    for game in GAMES.values()) + "."
+"""Each game's size and its default, from the games' table."""
+SizeOption = Annotated[Optional[str], typer.Option("--size", help=SIZE_HELP, show_default=False)]
+BetsyNOption = Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5); or --size.")]
 
 
 def _rules(name: str) -> Game:
@@ -100,7 +175,8 @@ def _parse_position(game: str, size: str, player: str, board: str, win_priority:
     return rules.position(size, player, board, RuleOptions(win_priority))
 
 
-@app.command(context_settings={"ignore_unknown_options": True})  # `arena moves -1 ...`: N = -1, not an option
+@app.command(cls=PlainCommand, short_help="Every legal move of a position, and what it does.",
+             context_settings={"ignore_unknown_options": True})  # `arena moves -1 ...`: N = -1, not an option
 def moves(
     size: Annotated[str, typer.Argument(
         help="Board size: n for Betsy (n columns, n + 3 rows), WxH for Connect Four (e.g. 8x8).",
@@ -262,14 +338,13 @@ def _playable(rules: Game, position: Any, option: str) -> Any:
     return position
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Play games between two engines and show them.")
 def match(
     engine_x: Annotated[str, typer.Argument(help="x (moves first) in game 1: a built-in name or a command.")],
     engine_o: Annotated[str, typer.Argument(help="o in game 1: a built-in name or a command.")],
     game: GameOption = "betsy",
-    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
-    size: Annotated[Optional[str], typer.Option(
-        "--size", help="Board size: n for Betsy, WxH for Connect Four (default 8x8).")] = None,
+    n: BetsyNOption = None,
+    size: SizeOption = None,
     time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
     games: Annotated[int, typer.Option("--games", help="Games to play; colours alternate.")] = 1,
     max_plies: Annotated[int, typer.Option("--max-plies", help="Draw after this many moves.")] = 200,
@@ -278,7 +353,7 @@ def match(
     ] = "mover",
     grace: Annotated[float, typer.Option(help="Seconds past the limit allowed for start-up and exit.")] = 0.5,
     allow_fractional_time: Annotated[
-        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
+        bool, typer.Option("--allow-fractional-time", help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one game record per line (JSON Lines).")] = False,
     start: Annotated[Optional[tuple[str, str, str]], typer.Option(
@@ -366,7 +441,7 @@ class SolvedGame(str, Enum):
     CONNECT4 = "connect4"
 
 
-@app.command(short_help="The exact score of Connect Four positions, in Pascal Pons's notation.")
+@app.command(cls=PlainCommand, short_help="Exact scores of Connect Four positions (Pons's notation).")
 def solve(
     positions: Annotated[Optional[Path], typer.Argument(
         metavar="[FILE]", help="File of positions in Pons's notation, one per line (a score after it is ignored); "
@@ -376,7 +451,7 @@ def solve(
     size: Annotated[str, typer.Option(
         "--size", metavar="WxH", help="Board size WxH (width up to 9: one digit per move).")] = "7x6",
     timeout: Annotated[Optional[float], typer.Option(
-        "--timeout", metavar="SECONDS", min=0.001, show_default=False,
+        "--timeout", metavar="SECONDS", show_default=False,
         help="Give up a position after this many seconds and print POSITION unknown (default: no limit; a "
              "position with few discs can take hours: docs/connect4.md has the times).")] = None,
     progress: Annotated[Optional[bool], typer.Option(
@@ -396,6 +471,8 @@ def solve(
             raise _size_refused("--size", size, error) from None
         if width > 9:
             raise UsageError(f"invalid --size {size!r}: Pons's notation has one digit per move, so widths up to 9")
+        if timeout is not None and not 0 < timeout < float("inf"):
+            raise UsageError(f"invalid --timeout {timeout:g}: give a number of seconds above 0, e.g. 60")
         if positions is not None and not positions.is_file():
             raise UsageError(f"no positions file at {positions}; check the path, or pipe positions in")
         return width, height
@@ -575,14 +652,14 @@ def _parse_cluster(text: str, what: str = "--cluster") -> ClusterAddress:
 
 
 cluster_app = typer.Typer(
-    name="cluster", no_args_is_help=True,
+    name="cluster", no_args_is_help=True, rich_markup_mode=None, short_help="A dask cluster that admits only its own.",
     help="A dask cluster that admits only its own: certificates, a scheduler, workers (see docs/cluster.md).")
 app.add_typer(cluster_app)
 CertsOption = Annotated[Path, typer.Option(
     "--certs", metavar="DIR", help="The cluster's certificate set (made by arena cluster certs DIR).")]
 
 
-@cluster_app.command("certs")
+@cluster_app.command("certs", cls=PlainCommand, short_help="Write a new certificate set for a cluster.")
 def cluster_certs(
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="A new folder for the set (made 0700).")],
     force: Annotated[bool, typer.Option("--force", help="Replace a set already in DIR.")] = False,
@@ -601,7 +678,7 @@ def cluster_certs(
                "out, make a new set (--force) and copy it everywhere.")
 
 
-@cluster_app.command("scheduler")
+@cluster_app.command("scheduler", cls=PlainCommand, short_help="Run the cluster's scheduler (mutual TLS).")
 def cluster_scheduler(
     certs: CertsOption,
     host: Annotated[str, typer.Option(help="The address to listen at: this machine's address on the cluster's "
@@ -623,7 +700,7 @@ def cluster_scheduler(
     _guard(lambda: run_scheduler(checked, host, port, ready))
 
 
-@cluster_app.command("worker")
+@cluster_app.command("worker", cls=PlainCommand, short_help="Run a worker that plays the scheduler's games.")
 def cluster_worker(
     address: Annotated[str, typer.Argument(help="The scheduler's address, tls://HOST:PORT.")],
     certs: CertsOption,
@@ -650,7 +727,7 @@ def cluster_worker(
     _guard(lambda: run_worker(scheduler, checked, host, port, slots, ready))
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Run or resume a tournament from a YAML config.")
 def tournament(
     config: Annotated[Path, typer.Argument(help="Tournament config (YAML).")],
     db: Annotated[Optional[Path], typer.Option(help="Results database (default results/<name>.sqlite).")] = None,
@@ -723,7 +800,8 @@ def tournament(
     _guard(lambda: _print_report(db_path, summary.tournament, "text"))
 
 
-@app.command(context_settings={"allow_extra_args": True})  # `--csv DIR`: DIR arrives as an extra argument
+@app.command(cls=PlainCommand, short_help="A stored tournament's tables: text, JSON, CSV or pages.",
+             context_settings={"allow_extra_args": True})  # `--csv DIR`: DIR arrives as an extra argument
 def report(
     context: typer.Context,
     db: Annotated[Path, typer.Argument(help="Results database of a tournament.")],
@@ -755,7 +833,7 @@ def report(
     _guard(lambda: _print_report(db, tournament_id, fmt, html, csv_dir, wanted(progress)))
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Join shares of one tournament played on several machines.")
 def merge(
     db: Annotated[Path, typer.Argument(help="Results database to add the games to (created if missing).")],
     sources: Annotated[list[Path], typer.Argument(help="Databases holding shares of the same tournament.")],
@@ -810,7 +888,7 @@ def _open_results(db: Path) -> Any:
     return Store(db, read_only=True)
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Play pairs until a sequential test decides A is stronger.")
 def sprt(
     engine_a: Annotated[str, typer.Argument(help="The engine under test: a built-in name or a command.")],
     engine_b: Annotated[str, typer.Argument(help="The engine it is measured against.")],
@@ -819,12 +897,11 @@ def sprt(
     alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
     beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
     game: GameOption = "betsy",
-    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
-    size: Annotated[Optional[str], typer.Option(
-        "--size", help="Board size: n for Betsy, WxH for Connect Four, N for kings-horses.")] = None,
+    n: BetsyNOption = None,
+    size: SizeOption = None,
     time: Annotated[float, typer.Option("--time", help="Seconds per move.")] = 1,
     allow_fractional_time: Annotated[
-        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
+        bool, typer.Option("--allow-fractional-time", help="Pass fractional SECONDS (e.g. 0.5) to the engines.")
     ] = False,
     openings: Annotated[Optional[Path], typer.Option(
         "--openings", help="Openings file (SIZE PLAYER BOARD per line); default: random openings.")] = None,
@@ -887,12 +964,11 @@ def sprt(
     _echo(sprt_run.verdict(test, final))
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Play against an engine in the terminal.")
 def play(
     game: GameOption = "betsy",
-    n: Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5).")] = None,
-    size: Annotated[Optional[str], typer.Option(
-        "--size", help="Board size: n for Betsy, WxH for Connect Four (default 8x8).")] = None,
+    n: BetsyNOption = None,
+    size: SizeOption = None,
     engine: Annotated[Optional[str], typer.Option(
         "--engine", help="Your opponent: a built-in name or a command (e.g. 'python3 betsy.py'); default: the "
                          "game's strongest, mcts-alphabeta (Betsy, Connect Four) or bestmove (kings-horses).",
@@ -905,7 +981,7 @@ def play(
         str, typer.Option(help="Betsy: whose lines count first when a move completes both: mover or blue.")
     ] = "mover",
     allow_fractional_time: Annotated[
-        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the engine.")
+        bool, typer.Option("--allow-fractional-time", help="Pass fractional SECONDS (e.g. 0.5) to the engine.")
     ] = False,
     sandbox: SandboxOption = SandboxMode.AUTO,
 ) -> None:
@@ -952,7 +1028,7 @@ def _strongest(game: str) -> str:
     return str(STRONGEST[game])
 
 
-@app.command("games")
+@app.command("games", cls=PlainCommand, short_help="List the stored games.")
 def games_list(
     db: Annotated[Path, typer.Argument(help="Results database.")],
     tournament_id: Annotated[Optional[int], typer.Option("--tournament", help="Only this tournament's games.")] = None,
@@ -998,7 +1074,7 @@ def _result_matches(stored: str, x: str, o: str, wanted: str, engine: str | None
     return stored == wanted
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Step through a stored game.")
 def replay(
     db: Annotated[Path, typer.Argument(help="Results database.")],
     game_id: Annotated[str, typer.Argument(help="The game's number (from arena games) or its key.")],
@@ -1032,7 +1108,7 @@ def replay(
     step_through(gamelog.heading(row, record), pages, visible(f"result: {record.result} ({record.reason})"))
 
 
-@app.command("export")
+@app.command("export", cls=PlainCommand, short_help="Write stored games out: JSON Lines or game sheets.")
 def export_games(
     db: Annotated[Path, typer.Argument(help="Results database.")],
     fmt: Annotated[str, typer.Option("--format", help="jsonl (one game per line, arena match --json plus its "
@@ -1067,7 +1143,7 @@ def export_games(
     _guard(run)
 
 
-@app.command("import")
+@app.command("import", cls=PlainCommand, short_help="Read exported games back into a results database.")
 def import_games(
     db: Annotated[Path, typer.Argument(help="Results database to add the games to (created if missing).")],
     files: Annotated[list[Path], typer.Argument(help="JSON Lines files written by arena export.")],
@@ -1172,7 +1248,7 @@ def _parse_sizes(game: str, n: str | None, size: str | None) -> tuple[str, ...]:
         raise _size_refused("--size", size, error) from None
 
 
-@app.command()
+@app.command(cls=PlainCommand, short_help="Check a student's program: protocol, rules, time, tactics.")
 def validate(
     program: Annotated[str, typer.Argument(help="The program: a command (python3 path/betsy.py) or a path.")],
     game: GameOption = "betsy",
@@ -1180,7 +1256,7 @@ def validate(
         "--time", help="Seconds per move given to the program (whole, unless --allow-fractional-time; default 1, "
                        "and 10 per position for kings-horses).")] = None,
     allow_fractional_time: Annotated[
-        bool, typer.Option(help="Pass fractional SECONDS (e.g. 0.5) to the program, as match does.")
+        bool, typer.Option("--allow-fractional-time", help="Pass fractional SECONDS (e.g. 0.5) to the program, as match does.")
     ] = False,
     n: Annotated[Optional[str], typer.Option(
         "--n", help="Betsy's board sizes for the rules checks, e.g. 3,5,8 (default 3,5,8).")] = None,
@@ -1207,8 +1283,7 @@ def validate(
 
     Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
     """
-    from harness.engines import command_engine, program_command, refuse_link
-    from harness.errors import EngineError, LayoutError
+    from harness.engines import EngineSpec, command_engine, program_command, refuse_link
     from harness.outputs import check_file, write_kept
     from harness.programs import check_layout
     from harness.validate import Settings
@@ -1237,20 +1312,14 @@ def validate(
     settings = _guard(prepare)
     command = program_command(program)  # a path holding a quote or a space is the file itself
     path = Path(program)
+    # A program that is missing or cannot be run is a bad argument: one line, nothing is run.
     if " " not in program.strip() and path.suffix == ".py" and path.is_file() and not os.access(path, os.X_OK):
         _guard(lambda: refuse_link(program, program, os.path.join(os.getcwd(), program)))
-        problem = (f"{path.resolve()} is not executable; run chmod +x {path}, or validate "
-                   f"'python3 {program}' instead")
-        engine, start_problem = None, problem
-    else:
-        try:
-            engine, start_problem = command_engine(command, name=program), None
-        except LayoutError as error:  # a link, refused like a bad argument: nothing is run
-            raise _fail(str(error)) from None
-        except EngineError as error:
-            engine, start_problem = None, str(error)
-        if engine is not None:
-            _guard(lambda: check_layout([engine]))
+        raise _fail(f"{path.resolve()} is not executable; run chmod +x {path}, or validate 'python3 {program}' instead")
+    found = _guard(lambda: command_engine(command, name=program))
+    _guard(lambda: check_layout([found]))
+    engine: EngineSpec | None = found
+    start_problem = None
     settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
 
     from harness.progress import bar as progress_bar

@@ -23,8 +23,8 @@ T = TypeVar("T")
 
 
 def _existing_ancestor(path: Path) -> Path:
-    """The nearest of ``path``'s folders that exists (``path`` itself when it does)."""
-    folder = Path(os.path.abspath(path))
+    """The nearest of ``path``'s folders that exists (``path`` itself when it does), as given."""
+    folder = Path(path)
     while not os.path.lexists(folder) and folder.parent != folder:
         folder = folder.parent
     return folder

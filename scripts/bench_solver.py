@@ -131,10 +131,13 @@ def random_positions(depth: int, count: int, seed: int) -> list[str]:
 
 
 def bench_depths(depths: list[int], per_depth: int, position_timeout: float, seed: int) -> int:
-    """Time ``per_depth`` random positions at each depth; print one row per depth."""
-    print(f"{'discs':>5} {'positions':>9} {'solved':>6} {'median s':>9} {'slowest s':>9} {'nodes/s':>9}")
+    """Time ``per_depth`` random positions at each depth; print one row per depth: the median and
+    slowest wall time (a position stopped at the timeout counts as slower than it), the median
+    nodes of those solved (the same on any machine) and the node rate."""
+    print(f"{'discs':>5} {'positions':>9} {'solved':>6} {'median s':>9} {'slowest s':>9} {'median nodes':>12} "
+          f"{'nodes/s':>9}")
     for depth in depths:
-        times, nodes, stopped = [], 0, 0
+        times, counts, nodes, stopped = [], [], 0, 0
         for text in random_positions(depth, per_depth, seed):
             solver = Solver(7, 6)
             start = time.perf_counter()
@@ -147,15 +150,18 @@ def bench_depths(depths: list[int], per_depth: int, position_timeout: float, see
                 continue
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-                nodes += solver.nodes
             times.append(time.perf_counter() - start)
+            counts.append(solver.nodes)
+            nodes += solver.nodes
         times.sort()
+        counts.sort()
         finite = [t for t in times if t != float("inf")]
         median = times[len(times) // 2]
         shown = lambda t: f">{position_timeout:g}" if t == float("inf") else f"{t:.3f}"  # noqa: E731
         rate = nodes / sum(finite) if finite and sum(finite) else 0.0
-        print(f"{depth:>5} {len(times):>9} {len(finite):>6} {shown(median):>9} {shown(times[-1]):>9} {rate:>9,.0f}",
-              flush=True)
+        median_nodes = f"{counts[len(counts) // 2]:,}" if counts else "-"
+        print(f"{depth:>5} {len(times):>9} {len(finite):>6} {shown(median):>9} {shown(times[-1]):>9} "
+              f"{median_nodes:>12} {rate:>9,.0f}", flush=True)
     return 0
 
 
