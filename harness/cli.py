@@ -1266,7 +1266,9 @@ def validate(
     games: Annotated[
         Optional[int], typer.Option("--games", help="Games against each reference engine (default 2; 1 with --quick).")
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="A reduced suite (about a minute).")] = False,
+    quick: Annotated[bool, typer.Option(
+        "--quick", help="A reduced suite: about 35 s for a program that uses its full second, against about "
+                        "110 s for the whole suite.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show warnings in full.")] = False,
