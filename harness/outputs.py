@@ -82,7 +82,7 @@ def check_folder(path: Path, option: str) -> None:
     """Refuse, before any work, a folder to write files into that is a file, or that cannot be made
     or written."""
     if os.path.lexists(path) and not path.is_dir():
-        raise OutputError(f"invalid {option} {path}: it is a file; give a folder (made if missing)")
+        raise OutputError(f"invalid {option} {path}: it is a file; give a folder (created if missing)")
     problem = _folder_problem(path)
     if problem is not None:
         raise OutputError(f"invalid {option} {path}: {problem}; give a folder you can write")

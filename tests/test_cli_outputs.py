@@ -83,7 +83,7 @@ def test_report_refuses_folders_it_cannot_write_before_reading_the_database(tiny
             "invalid --html /proc/pages: cannot write in /proc (No such file or directory); give a folder you can write")
     (tmp_path / "file").write_text("")
     refused(arena("report", str(tiny_db), "--csv", "file", cwd=tmp_path),
-            "invalid --csv file: it is a file; give a folder (made if missing)")
+            "invalid --csv file: it is a file; give a folder (created if missing)")
     assert [path.name for path in tmp_path.iterdir()] == ["file"]
 
 
