@@ -6,6 +6,7 @@ verdicts and, for a forfeit, the program's last output. The folder works offline
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from harness.html_charts import box_plot, elo_chart, heat_colour, spark_bars, st
 from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html, write_assets
 from harness.match import GameRecord
 from harness.protocol import Verdict
-from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, title_line
+from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, heading, title_line
 from harness.store import GameRow, Store
 
 MAX_FORFEITS_LISTED = 50
@@ -330,12 +331,12 @@ def index_page(report: Report, listed: list[_Listed], created: str) -> str:
     nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in NAV)
     body = [
         f'<nav class="top">{nav} <a href="games.html">All {esc(report.games)} games</a></nav>',
-        f"<h1>Tournament {esc(report.name)}</h1>",
+        f"<h1>{esc(heading(report))}</h1>",
         f'<p class="meta">{esc(title_line(report))}; started {esc(created)}</p>',
         *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report),
         *_faults(report, listed), *_times(report),
     ]
-    return page(f"Tournament {report.name}", "\n".join(body))
+    return page(heading(report), "\n".join(body))
 
 
 def games_page(report: Report, listed: list[_Listed]) -> str:
@@ -345,7 +346,8 @@ def games_page(report: Report, listed: list[_Listed]) -> str:
     return page(f"Games of {report.name}", "\n".join(body))
 
 
-def write_html_report(store: Store, tournament: int, report: Report, folder: Path) -> HtmlReport:
+def write_html_report(store: Store, tournament: int, report: Report, folder: Path,
+                      on_page: Callable[[], None] | None = None) -> HtmlReport:
     """Write the report's pages into ``folder`` (created if missing): index.html, games.html, a page
     per game in games/, and the style sheet and script they share. Paths show relative to the
     config's folder, or as file names (``html_page.paths_relative_to``)."""
@@ -353,12 +355,12 @@ def write_html_report(store: Store, tournament: int, report: Report, folder: Pat
     base = Path(config_path).parent if config_path.startswith("/") else None
     try:
         with paths_relative_to(base):
-            return _write_pages(store, tournament, report, folder)
+            return _write_pages(store, tournament, report, folder, on_page or (lambda: None))
     except OSError as error:
         raise UsageError(f"cannot write {error.filename or folder}: {error.strerror or error}") from None
 
 
-def _write_pages(store: Store, tournament: int, report: Report, folder: Path) -> HtmlReport:
+def _write_pages(store: Store, tournament: int, report: Report, folder: Path, on_page: Callable[[], None]) -> HtmlReport:
     games_folder = folder / "games"
     games_folder.mkdir(parents=True, exist_ok=True)
     write_assets(folder)
@@ -369,6 +371,7 @@ def _write_pages(store: Store, tournament: int, report: Report, folder: Path) ->
         previous = rows[number - 1].id if number > 0 else None
         following = rows[number + 1].id if number + 1 < len(rows) else None
         (games_folder / f"{row.id}.html").write_text(game_page(row, record, previous, following), encoding="utf-8")
+        on_page()
         fault = record.fault
         listed.append(_Listed(row, fault.engine if fault else None, fault.verdict.value if fault else "",
                               fault.detail if fault else ""))

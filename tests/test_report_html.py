@@ -384,8 +384,8 @@ def test_csv_dir_writes_every_table_as_its_own_file(betsy: Played, tmp_path: Pat
 
 def test_json_report_keeps_its_keys(betsy: Played) -> None:
     data = json.loads(run_program([ARENA, "report", str(betsy.db), "--json"]).stdout)
-    assert list(data) == ["name", "tournament", "games", "engines", "crosstable", "los", "pentanomial", "paired",
-                          "by_colour", "config"]
+    assert list(data) == ["name", "tournament", "kind", "title", "games", "engines", "crosstable", "los",
+                          "pentanomial", "paired", "by_colour", "config"]
     assert list(data["engines"][0]) == ["name", "games", "score", "wins", "draws", "losses", "elo", "elo_ci",
                                         "faults", "moves", "mean_move_seconds", "max_move_seconds"]
 

@@ -172,17 +172,31 @@ def test_student_hardcoded_for_n5_fails_on_the_seed_example() -> None:
 
 
 @pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        ("python3 {tmp}/missing.py", "engine 'python3 {tmp}/missing.py': script '{tmp}/missing.py' not found (looked "
+                                     "for {tmp}/missing.py); check the path (relative paths start from {root})"),
+        ("{tmp}/noexec.py", "{tmp}/noexec.py is not executable; run chmod +x {tmp}/noexec.py, or validate "
+                            "'python3 {tmp}/noexec.py' instead"),
+    ],
+)
+def test_a_program_that_is_missing_or_cannot_run_is_one_line_before_any_check(tmp_path: Path, program: str,
+                                                                              message: str) -> None:
+    (tmp_path / "noexec.py").write_text("print('hi')\n")
+    (tmp_path / "noexec.py").chmod(0o644)
+    done = run_program([*ARENA, "validate", program.format(tmp=tmp_path), "--quick"])
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"arena: error: {message.format(tmp=tmp_path, root=ROOT)}\n"
+
+
+@pytest.mark.parametrize(
     ("program", "detail"),
     [
-        ("python3 {tmp}/missing.py", "engine 'python3 {tmp}/missing.py': script '{tmp}/missing.py' not found"),
-        ("{tmp}/noexec.py", "{tmp}/noexec.py is not executable; run chmod +x"),
         ("python3 {tmp}/py2.py", "no-answer: exited with status 1"),
         ("python3 {tmp}/crash.py", "no-answer: exited with status 1"),
     ],
 )
 def test_broken_programs_get_a_report_not_a_traceback(tmp_path: Path, program: str, detail: str) -> None:
-    (tmp_path / "noexec.py").write_text("print('hi')\n")
-    (tmp_path / "noexec.py").chmod(0o644)
     (tmp_path / "py2.py").write_text("print '1 ..................'\n")
     (tmp_path / "crash.py").write_text("raise SystemExit('I crashed')\n")
     program = program.format(tmp=tmp_path)
@@ -313,14 +327,15 @@ def test_performance_rating_matches_hand_values() -> None:
     assert performance_rating([]) == 0.0
 
 
-def test_progress_goes_to_stderr_in_every_mode_and_quiet_silences_it() -> None:
+def test_progress_goes_to_stderr_when_asked_on_a_pipe_and_quiet_silences_it() -> None:
     program = f"python3 {STUDENTS / 'random_legal.py'}"
     base = [*ARENA, "validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
-    shown = run_program(base)
+    assert run_program(base).stderr == ""  # not a terminal: no bar unless asked
+    shown = run_program([*base, "--progress"])
     assert shown.returncode == 0
     assert "validating" in shown.stderr and "check" in shown.stderr
     json.loads(shown.stdout)  # stdout is the report alone
-    quiet = run_program([*base, "--quiet"])
+    quiet = run_program([*base, "--progress", "--quiet"])
     assert (quiet.returncode, quiet.stderr) == (0, "")
 
 
