@@ -22,11 +22,12 @@ def wanted(asked: bool | None) -> bool:
 
 def bar(total: int | None, desc: str, unit: str, show: bool, initial: int = 0, **options: Any) -> tqdm[Any]:
     """A progress bar on stderr (tqdm: count, total, rate and the time left); a silent one unless
-    ``show``."""
+    ``show``. On a terminal the bar is erased when it closes; on a pipe or a file (--progress) its
+    final state stays as the last line, so a log always shows how far the work got."""
     from tqdm import tqdm
 
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr, disable=not show,
-                dynamic_ncols=True, leave=False, **options)
+                dynamic_ncols=True, leave=not sys.stderr.isatty(), **options)
 
 
 class Stopped(Exception):
