@@ -2,8 +2,8 @@
 
 The referee is the only authority on rules and time. For each call it:
 - spawns the argv (never a shell) in a new session and process group, stdin from /dev/null, in a
-  scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, no core files,
-  CPU seconds as a backstop);
+  scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, file size, no
+  core files, CPU seconds as a backstop) set by ``prlimit`` before the program runs;
 - reads stdout and stderr incrementally with a cap, until the program exits or the deadline
   (time limit + grace, on a monotonic clock from spawn) passes;
 - then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
@@ -13,6 +13,7 @@ The referee is the only authority on rules and time. For each call it:
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 import resource
@@ -137,16 +138,28 @@ def _ensure_subreaper() -> None:
         _SUBREAPER_PID = os.getpid()
 
 
-def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
-    """Apply the rlimits to the just-started engine (children it forks inherit them).
+@functools.cache
+def _prlimit_tool() -> str | None:
+    """util-linux ``prlimit``, which sets limits on itself and then runs a program (None if missing)."""
+    return shutil.which("prlimit")
 
-    prlimit from the parent rather than a preexec_fn: a preexec_fn forces fork() instead of vfork(),
-    which costs milliseconds per call in a large parent process. The limits are backstops, not the
-    clock, and they land as soon as the parent runs again after the start: usually within
-    microseconds, but on a loaded machine the engine may run for some milliseconds first (a test
-    program that allocated at once got 800 MiB under a 512 MiB address-space limit). The sandbox
-    applies them before the engine's program starts (``sandbox._prlimit``).
-    """
+
+def _limited(argv: list[str], limits: Limits, cpu_seconds: int) -> tuple[list[str], bool]:
+    """``argv`` started through ``prlimit ... --``, and True: the limits hold from the program's first
+    instruction and its children inherit them (as in the sandbox, ``sandbox._prlimit``). Without the
+    tool, ``argv`` unchanged and False: the caller sets them from outside just after the start."""
+    tool = _prlimit_tool()
+    if tool is None:
+        return argv, False
+    options = ["--core=0", f"--cpu={cpu_seconds}:{cpu_seconds + 1}", f"--fsize={limits.file_bytes}"]
+    if limits.address_space is not None:
+        options.append(f"--as={limits.address_space}")
+    return [tool, *options, "--", *argv], True
+
+
+def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
+    """Apply the rlimits to the just-started engine, where ``prlimit`` is missing: they land once
+    this process runs again after the start, so a program that allocates at once may get there first."""
     try:
         resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
         if limits.address_space is not None:
@@ -348,18 +361,22 @@ def run_call(
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
     confined: sandbox.Call | None = None
     scratch: str | None = None
+    limited = True
+    # Both ways the program starts behind another (prlimit, bwrap), whose own start would hide a
+    # program that cannot start: that is found first.
+    problem = _cannot_start(argv)
+    if problem is not None:
+        return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                          _start_failure(argv, problem), tuple(argv))
     if limits.sandbox:
-        problem = _cannot_start(argv)
-        if problem is not None:
-            return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
-                              _start_failure(argv, problem), tuple(argv))
         caps = sandbox.Caps(limits.file_bytes, limits.processes, limits.address_space)
         confined = sandbox.Call(argv, command_length, caps, cpu_seconds)
         # bwrap gets no variable of the harness: its init, PID 1 inside, keeps the environment
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
         spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
     else:
-        spawn, env = argv, dict(os.environ)
+        spawn, limited = _limited(argv, limits, cpu_seconds)
+        env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()
     started = time.monotonic()
@@ -387,7 +404,7 @@ def run_call(
         )
     _ACTIVE.add(process.pid)
     _ACTIVE_LOCK.release()
-    if confined is None:
+    if not limited:
         _limit_resources(process.pid, limits, cpu_seconds)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
@@ -494,8 +511,9 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, dea
 
 
 def _cannot_start(argv: Sequence[str]) -> OSError | None:
-    """Why the program could not be started, found before starting the sandbox around it (inside,
-    the failure would look like an engine that printed nothing); None if it looks startable."""
+    """Why the program could not be started, found before starting prlimit or the sandbox in front
+    of it (there, the failure would look like an engine that printed nothing); None if it looks
+    startable."""
     if not argv:
         return FileNotFoundError(errno.ENOENT, "empty command")
     program = argv[0] if os.sep in argv[0] else shutil.which(argv[0])

@@ -9,10 +9,12 @@ has run -- must have no new live children), and the verdict is exactly the expec
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -307,7 +309,32 @@ def test_unbounded_memory_under_an_address_space_limit_is_a_fast_no_answer(pid_f
     assert result.detail.endswith("stderr: MemoryError")
     blocks = int(re.search(r"allocated (\d+) blocks of 16 MiB", result.stderr_tail).group(1))
     assert blocks * 16 < 512, "the address space limit was not applied"
-    assert result.seconds < 1
+    assert result.seconds < 2  # ended by itself, well before the deadline at 2.5 s
+
+
+def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path) -> None:
+    # After the start this process is kept from running for 0.5 s (another thread holds the
+    # interpreter lock): limits set from here after the start would land after the program read them.
+    limits = Limits(address_space=768 << 20, file_bytes=3 << 20)
+    stop = threading.Event()
+
+    def hold_the_lock() -> None:
+        while not stop.is_set():
+            pass
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    try:
+        result, _ = call(fake("reports_limits"), pid_file, seconds=2, limits=limits)
+    finally:
+        stop.set()
+        holder.join()
+        sys.setswitchinterval(interval)
+    assert_ok(result)
+    cpu = math.ceil(2 + limits.grace) + 1
+    assert result.stderr_tail == f"{768 << 20} {3 << 20} 0 {cpu}\n"
 
 
 def test_python2_syntax_is_no_answer_with_the_syntax_error(pid_file: Path) -> None:
