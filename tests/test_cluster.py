@@ -40,7 +40,7 @@ from harness.schedule import ScheduledGame, schedule
 from harness.store import Store, file_sha256
 from harness.tournament import run_tournament
 from harness.verify import RecordRefused
-from tests.conftest import ROOT, run_program
+from tests.conftest import ROOT, cannot_run_here, run_program
 
 ARENA = str(Path(sys.executable).parent / "arena")
 DASK = str(Path(sys.executable).parent / "dask")
@@ -158,7 +158,7 @@ def test_the_benchmarks_sleepy_engine_answers_legally(flavour: str, tmp_path: Pa
     if flavour == "c":
         compiled = compile_engine(tmp_path)
         if compiled is None:
-            pytest.skip("no C compiler (cc) to build scripts/sleepy_connect4.c")
+            cannot_run_here("no C compiler (cc) to build scripts/sleepy_connect4.c (scripts/test installs gcc when it can)")
         engine = compiled
     rules = get_game("connect4")
     column_1_full = rules.initial("7x6")
