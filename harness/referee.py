@@ -176,8 +176,16 @@ _ACTIVE: set[int] = set()
 _ACTIVE_LOCK = threading.Lock()
 
 
-def kill_current_call() -> None:
-    """Kill every engine call in progress (for signal handlers of processes about to exit)."""
+_STOPPED = False
+"""Set by ``stop_calls``: this process is about to exit and starts no engine."""
+
+
+def stop_calls() -> None:
+    """Kill every engine call in progress, in any thread, and make every later call return at once
+    without starting its program: for a process about to exit (from a signal handler too, so it
+    takes no lock; a call that starts meanwhile sees the flag once its engine is in ``_ACTIVE``)."""
+    global _STOPPED
+    _STOPPED = True
     for pgid in list(_ACTIVE):
         _kill_group(pgid)
 
@@ -361,6 +369,9 @@ def run_call(
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
     confined: sandbox.Call | None = None
     scratch: str | None = None
+    if _STOPPED:
+        return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                          "not started: the harness is stopping", tuple(argv))
     limited = True
     # Both ways the program starts behind another (prlimit, bwrap), whose own start would hide a
     # program that cannot start: that is found first.
@@ -404,6 +415,8 @@ def run_call(
         )
     _ACTIVE.add(process.pid)
     _ACTIVE_LOCK.release()
+    if _STOPPED:  # stop_calls ran after the check above and may have missed this engine
+        _kill_group(process.pid)
     if not limited:
         _limit_resources(process.pid, limits, cpu_seconds)
     pgid = process.pid  # start_new_session: the child leads its own group

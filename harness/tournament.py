@@ -25,7 +25,7 @@ from harness.config import TournamentConfig
 from harness.errors import UsageError
 from harness.engines import EngineSpec
 from harness.match import GameRecord, Standing, play_game, score_for_x
-from harness.referee import Limits, kill_current_call, remove_scratch
+from harness.referee import Limits, remove_scratch, stop_calls
 from harness.settings import GameSettings
 from harness.schedule import ScheduledGame, check_schedule_size, schedule, start_position
 from harness.store import Store, damaged
@@ -77,7 +77,7 @@ def _init_worker() -> None:
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
-    kill_current_call()
+    stop_calls()
     sandbox.remove_staged()
     remove_scratch()
     os._exit(1)

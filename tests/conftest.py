@@ -8,6 +8,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
@@ -188,6 +189,30 @@ def live_descendants() -> dict[int, dict[str, str]]:
         if not status[pid].get("State", "").startswith("Z"):
             found[pid] = status[pid]
     return found
+
+
+def command_line(pid: int) -> str:
+    """The command line of process ``pid``, its arguments joined by spaces ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def assert_nothing_left(before: set[int], scratch: Path | None = None, patience: float = 15) -> None:
+    """Within ``patience`` seconds, no process this test started since ``before`` (pids of
+    live_descendants) is alive, escaped ones included (this process is a child subreaper), and the
+    scratch root ``scratch`` (the $TMPDIR given to the command) is empty: a pool worker stops its
+    engine, removes its folders and exits."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = {pid: command_line(pid) for pid in live_descendants() if pid not in before}
+        folders = sorted(os.listdir(scratch)) if scratch is not None else []
+        if (not left and not folders) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert left == {}
+    assert folders == []
 
 
 def namespaced_processes() -> set[int]:
