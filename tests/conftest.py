@@ -6,8 +6,10 @@ import contextlib
 import importlib.util
 import io
 import os
+import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +42,28 @@ def run_program(argv: list[str], timeout: float = 60, input: str | None = None) 
     """Run a program to completion, capturing text output (stdin: ``input``, or nothing)."""
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, input=input,
                           stdin=None if input is not None else subprocess.DEVNULL)
+
+
+def run_counting_cpu(argv: list[str], timeout: float = 60) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run a program to completion like run_program; also the CPU seconds it used (user + system, as
+    the kernel counts them for it: a loaded machine stretches a program's wall time, not this)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
+        pidfd = os.pidfd_open(process.pid)  # readable once it exits; wait4 then reaps it with its usage
+        try:
+            ended = select.select([pidfd], [], [], timeout)[0]
+        finally:
+            os.close(pidfd)
+        if not ended:
+            process.kill()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if not ended:
+            raise subprocess.TimeoutExpired(argv, timeout)
+        out.seek(0)
+        err.seek(0)
+        result = subprocess.CompletedProcess(argv, process.returncode, out.read().decode(), err.read().decode())
+    return result, usage.ru_utime + usage.ru_stime
 
 
 def load_script(name: str) -> ModuleType:

@@ -73,7 +73,7 @@ def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not
                 if c["status"] == "not judged" and "last-pebble" not in c["id"]]
     assert unjudged and all(c["detail"] == "not judged: no answer within 1 s (counted under time)"
                             for c in unjudged)
-    assert all(c["n"] >= 8 for c in unjudged)  # it sleeps n * 0.2 s: too slow from n = 8
+    assert all(c["n"] >= 8 for c in unjudged)  # it sleeps 5 s from n = 8, 0.05 s below
     assert report["categories"]["rules"]["status"] == "pass"
     time = report["categories"]["time"]
     assert time["status"] == "fail"
@@ -276,7 +276,7 @@ def test_fractional_time_follows_the_same_rule_as_match() -> None:
 
 
 def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_kill() -> None:
-    code, report = validate(f"python3 {STUDENTS / 'prints_until_killed.py'}", "--n", "3")
+    code, report = validate(f"python3 {STUDENTS / 'answers_twice_then_hangs.py'}", "--n", "3")
     assert code == 0  # killed after answering: warnings, not faults
     time = report["categories"]["time"]
     calls = len([c for name in ("protocol", "rules", "robustness", "tactics")
@@ -284,6 +284,7 @@ def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_
     assert time["status"] == "pass"
     assert f"killed at the deadline {calls} of {calls} calls" in time["summary"]
     worst = float(time["summary"].split("answers after ")[1].split(" s at worst")[0])
-    assert 1.0 <= worst <= 1.5  # its last answer came just before the kill at 1 s + 0.5 s grace
+    # Its last answer comes 0.3 s after its first, both well before the kill at 1 s + 0.5 s grace.
+    assert 0.3 <= worst < 1.5
     killed = next(c for c in time["checks"] if c["id"] == "exits-by-itself")
     assert killed["warning"] and killed["detail"].startswith(f"{calls} of {calls} calls were still running")
