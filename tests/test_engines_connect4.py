@@ -500,6 +500,30 @@ def test_endgame_gives_up_at_the_deadline_and_restores_the_alarm_handler() -> No
     assert connect4_endgame.solve_moves(position, [5], start - 1) == {}  # no time: nothing solved
 
 
+def test_endgame_gives_up_even_where_the_first_alarm_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An exception raised in a weakref callback or a __del__ is printed and dropped while the code
+    # it interrupted runs on: here the first alarm's is dropped, and a fresh solver starts over.
+    from engines.connect4_solver import Solver
+
+    solve, lost = Solver.solve, []
+
+    def solve_losing_the_first_alarm(self: Solver, state: object) -> int:
+        if not lost:
+            try:
+                return solve(self, state)
+            except connect4_endgame._OutOfTime:
+                lost.append(True)
+        return solve(Solver(8, 8), state)
+
+    monkeypatch.setattr(Solver, "solve", solve_losing_the_first_alarm)
+    position = played(LOST_GAME[:20])  # 44 empty cells: seconds to solve
+    start, cpu = time.monotonic(), time.thread_time()
+    scores = connect4_endgame.solve_moves(position, position.legal_moves(), start + 0.1, stop_at_win=False)
+    assert lost == [True]
+    assert len(scores) < len(position.legal_moves())
+    assert time.thread_time() - cpu < 1.0  # the alarm fired again: not the seconds of the whole solve
+
+
 def test_proven_move_and_overrule() -> None:
     order = [3, 1, 2]
     assert connect4_endgame.proven_move({}, order) is None
