@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, on_ci
 
 SAMPLE = '''
 import pytest
@@ -38,13 +38,13 @@ def test_lacks_a_part():
 '''
 
 
-def run_sample(tmp_path: Path, ci: str | None, workers: int) -> subprocess.CompletedProcess[str]:
-    """Run SAMPLE under a copy of the project's conftest and allow-list (CI=``ci``)."""
+def run_sample(tmp_path: Path, ci: str | None, workers: int, sample: str = SAMPLE) -> subprocess.CompletedProcess[str]:
+    """Run ``sample`` under a copy of the project's conftest and allow-list (CI=``ci``)."""
     tests = tmp_path / "tests"
     tests.mkdir()
     shutil.copy(ROOT / "tests" / "conftest.py", tests / "conftest.py")
     shutil.copy(ROOT / "tests" / "skips_allowed.txt", tests / "skips_allowed.txt")
-    (tests / "test_sample.py").write_text(SAMPLE)
+    (tests / "test_sample.py").write_text(sample)
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "PYTEST_ADDOPTS")}
     if ci is not None:
         env["CI"] = ci
@@ -85,20 +85,19 @@ def test_on_ci_a_missing_part_fails_and_a_skip_off_the_allow_list_fails_the_run(
     assert lines[-1].startswith("1 failed, 1 passed, 2 skipped")
 
 
-@pytest.mark.parametrize("ci", ["", "0", "false"])
-def test_ci_set_empty_0_or_false_is_not_ci(tmp_path: Path, ci: str) -> None:
-    assert run_sample(tmp_path, ci, 0).returncode == 0
+@pytest.mark.parametrize(("value", "ci"), [("1", True), ("true", True), ("", False), ("0", False), ("false", False),
+                                           ("False", False)])
+def test_ci_is_the_ci_variable_set_but_not_empty_0_or_false(
+        monkeypatch: pytest.MonkeyPatch, value: str, ci: bool) -> None:
+    monkeypatch.setenv("CI", value)
+    assert on_ci() is ci
 
 
-def test_on_ci_only_allowed_skips_pass(tmp_path: Path) -> None:
-    tests = tmp_path / "tests"
-    result = run_sample(tmp_path, "1", 0)
-    assert result.returncode == 1
-    (tests / "test_sample.py").write_text(SAMPLE.split("\n\ndef test_skips_for_another_reason")[0] + "\n")
-    again = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests"],
-                           capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "CI": "1"})
-    assert again.returncode == 0, again.stdout
-    assert "skipped tests: 1 (1 for a reason on tests/skips_allowed.txt)" in again.stdout.splitlines()
+def test_on_ci_a_run_whose_skips_are_all_allowed_passes(tmp_path: Path) -> None:
+    allowed_only = SAMPLE.split("\n\ndef test_skips_for_another_reason")[0] + "\n"
+    result = run_sample(tmp_path, "1", 0, allowed_only)
+    assert result.returncode == 0, result.stdout
+    assert "skipped tests: 1 (1 for a reason on tests/skips_allowed.txt)" in result.stdout.splitlines()
 
 
 # --- the set-up script ------------------------------------------------------------------------------
