@@ -144,28 +144,57 @@ def _prlimit_tool() -> str | None:
     return shutil.which("prlimit")
 
 
-def _limited(argv: list[str], limits: Limits, cpu_seconds: int) -> tuple[list[str], bool]:
-    """``argv`` started through ``prlimit ... --``, and True: the limits hold from the program's first
-    instruction and its children inherit them (as in the sandbox, ``sandbox._prlimit``). Without the
-    tool, ``argv`` unchanged and False: the caller sets them from outside just after the start."""
+_NAMES = {resource.RLIMIT_CORE: "core", resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize",
+          resource.RLIMIT_AS: "as"}
+_AT_ONCE = (resource.RLIMIT_CORE, resource.RLIMIT_FSIZE, resource.RLIMIT_AS)
+"""The limits a program can break in its first instructions; CPU seconds take seconds to use up."""
+
+
+def _rlimits(limits: Limits, cpu_seconds: int) -> dict[int, tuple[int, int]]:
+    """The call's rlimits, (soft, hard) by resource, each within this process's hard limit (which no
+    unprivileged process can raise): no core files, CPU seconds, file size, address space."""
+    wanted = {resource.RLIMIT_CORE: (0, 0), resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1),
+              resource.RLIMIT_FSIZE: (limits.file_bytes, limits.file_bytes)}
+    if limits.address_space is not None:
+        wanted[resource.RLIMIT_AS] = (limits.address_space, limits.address_space)
+    for which, (soft, hard) in wanted.items():
+        ceiling = resource.getrlimit(which)[1]
+        if ceiling != resource.RLIM_INFINITY:
+            wanted[which] = (min(soft, ceiling), min(hard, ceiling))
+    return wanted
+
+
+def inherit_limits(limits: Limits) -> None:
+    """Make the limits of ``limits`` that a program can break at once (address space, file size, no
+    core files) this process's own, so that the engines it starts hold them from their first
+    instruction with no ``prlimit`` in front: one exec less per call. Only for a process that runs
+    games and nothing else (a tournament's pool worker without the sandbox): it cannot undo them."""
+    for which, value in _rlimits(limits, 1).items():
+        if which in _AT_ONCE:
+            resource.setrlimit(which, value)
+
+
+def _spawn_argv(argv: list[str], wanted: dict[int, tuple[int, int]]) -> tuple[list[str], list[int]]:
+    """How to start ``argv`` so that its rlimits hold from its first instruction (its children
+    inherit them), and which limits are left to set from outside just after the start.
+
+    Inherited when this process has them itself (``inherit_limits``); else through ``prlimit ... --``,
+    which sets them on itself and then runs the program in its place (as in the sandbox,
+    ``sandbox._prlimit``). Only CPU seconds, which take seconds to use up, are set after the start;
+    everything, where the tool is missing."""
+    if all(resource.getrlimit(which) == wanted[which] for which in _AT_ONCE if which in wanted):
+        return argv, [resource.RLIMIT_CPU]
     tool = _prlimit_tool()
     if tool is None:
-        return argv, False
-    options = ["--core=0", f"--cpu={cpu_seconds}:{cpu_seconds + 1}", f"--fsize={limits.file_bytes}"]
-    if limits.address_space is not None:
-        options.append(f"--as={limits.address_space}")
-    return [tool, *options, "--", *argv], True
+        return argv, list(wanted)
+    return [tool, *(f"--{_NAMES[which]}={soft}:{hard}" for which, (soft, hard) in wanted.items()), "--", *argv], []
 
 
-def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
-    """Apply the rlimits to the just-started engine, where ``prlimit`` is missing: they land once
-    this process runs again after the start, so a program that allocates at once may get there first."""
+def _limit_resources(pid: int, wanted: dict[int, tuple[int, int]], which: Sequence[int]) -> None:
+    """Set the rlimits ``which`` of the just-started engine from outside."""
     try:
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
-        if limits.address_space is not None:
-            resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space, limits.address_space))
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+        for resource_id in which:
+            resource.prlimit(pid, resource_id, wanted[resource_id])
     except (ProcessLookupError, PermissionError, ValueError, AttributeError):
         pass  # already exited, or a platform without prlimit
 
@@ -372,7 +401,8 @@ def run_call(
     if _STOPPED:
         return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                           "not started: the harness is stopping", tuple(argv))
-    limited = True
+    wanted: dict[int, tuple[int, int]] = {}
+    after_start: list[int] = []
     # Both ways the program starts behind another (prlimit, bwrap), whose own start would hide a
     # program that cannot start: that is found first.
     problem = _cannot_start(argv)
@@ -386,7 +416,8 @@ def run_call(
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
         spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
     else:
-        spawn, limited = _limited(argv, limits, cpu_seconds)
+        wanted = _rlimits(limits, cpu_seconds)
+        spawn, after_start = _spawn_argv(argv, wanted)
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()
@@ -417,8 +448,8 @@ def run_call(
     _ACTIVE_LOCK.release()
     if _STOPPED:  # stop_calls ran after the check above and may have missed this engine
         _kill_group(process.pid)
-    if not limited:
-        _limit_resources(process.pid, limits, cpu_seconds)
+    if after_start:
+        _limit_resources(process.pid, wanted, after_start)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)

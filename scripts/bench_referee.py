@@ -1,10 +1,13 @@
 """Benchmark the referee's overhead per engine call, without and with the sandbox.
 
-Runs the random engine for one move three ways, interleaved over many calls in the same run: a bare
-`subprocess.run` of the argv, `harness.referee.ask` without the sandbox, and `ask` inside the
-bubblewrap sandbox. Prints the median and mean wall time per call of each. Goals: referee / bare
-<= 1.05 (medians); sandboxed - bare <= 15 ms (medians). Then what the sandbox's plan of a command
-(whose program, what to bind) costs at its first call and, cached, at every later one.
+Runs the random engine for one move four ways, interleaved over many calls in the same run: a bare
+`subprocess.run` of the argv; `harness.referee.ask` without the sandbox in a process that holds the
+engine's limits itself, as a tournament's pool worker does (`referee`: the engine inherits them);
+`ask` without the sandbox for limits this process does not hold, as in `match`, `validate` or a
+cluster worker (`prlimit`: the engine starts through `prlimit ... --`, one exec more); and `ask`
+inside the bubblewrap sandbox. Prints the median and mean wall time per call of each. Goals:
+referee / bare <= 1.05 (medians); sandboxed - bare <= 15 ms (medians). Then what the sandbox's plan
+of a command (whose program, what to bind) costs at its first call and, cached, at every later one.
 
 Usage: .venv/bin/python scripts/bench_referee.py [--calls 100] [--n 5]
 """
@@ -27,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from harness.engines import builtin_engine  # noqa: E402
 from harness.games.betsy import initial_position  # noqa: E402
 from harness.protocol import Verdict, engine_argv  # noqa: E402
-from harness.referee import Limits, ask  # noqa: E402
+from harness.referee import Limits, ask, inherit_limits  # noqa: E402
 from harness.programs import program_of  # noqa: E402
 from harness.sandbox import plan_for, probe  # noqa: E402
 
@@ -61,9 +64,12 @@ def main() -> None:
         assert result.verdict is Verdict.OK, result
         return elapsed
 
+    inherit_limits(Limits())  # as a tournament's pool worker without the sandbox
+    elsewhere = Limits(sandbox=False, file_bytes=(64 << 20) - 4096)  # limits this process does not hold
     runs = {
         "bare": bare,
         "referee": lambda: refereed(Limits(sandbox=False)),
+        "prlimit": lambda: refereed(elsewhere),
         "sandboxed": lambda: refereed(Limits(sandbox=True)),
     }
     times: dict[str, list[float]] = {label: [] for label in runs}
@@ -72,7 +78,7 @@ def main() -> None:
     order = list(runs)
     for i in range(args.calls):
         # Rotate the order so that no way always runs right after another.
-        for label in order[i % 3:] + order[:i % 3]:
+        for label in order[i % len(order):] + order[:i % len(order)]:
             times[label].append(runs[label]())
     for label, values in times.items():
         print(f"{label:<10} median {statistics.median(values) * 1000:6.2f} ms   "
@@ -81,6 +87,8 @@ def main() -> None:
     mean = {label: statistics.fmean(values) for label, values in times.items()}
     print(f"referee / bare:   median {median['referee'] / median['bare']:.3f}, "
           f"mean {mean['referee'] / mean['bare']:.3f}   goal <= 1.05")
+    print(f"prlimit / bare:   median {median['prlimit'] / median['bare']:.3f}, "
+          f"mean {mean['prlimit'] / mean['bare']:.3f}")
     print(f"sandboxed - bare: median {(median['sandboxed'] - median['bare']) * 1000:+.2f} ms, "
           f"mean {(mean['sandboxed'] - mean['bare']) * 1000:+.2f} ms   goal <= +15 ms")
     plans(spec.command)

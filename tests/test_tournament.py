@@ -368,3 +368,29 @@ def test_worker_processes_leave_no_folders_behind(tmp_path: Path, monkeypatch: p
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("4 games played now")
     assert sorted(os.listdir(temp)) == []
+
+
+def test_without_the_sandbox_engines_start_under_the_limits_their_worker_holds(tmp_path: Path) -> None:
+    # The engine reports its limits at its first instruction on stderr, then plays the seed
+    # position's answer, a board mismatch here: its lost call's stderr is kept with the game.
+    config = write_config(tmp_path, f"""
+name: limits
+n: [3]
+time: 1
+rounds: 1
+max_plies: 4
+max_file_mb: 3
+sandbox: 'off'
+concurrency: 1
+engines:
+  - {{name: lim, command: python3 {FAKES / 'reports_limits.py'}}}
+  - {{name: rnd, builtin: random}}
+""")
+    db = tmp_path / "limits.sqlite"
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--no-progress"], timeout=300)
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as connection:
+        faults = [json.loads(row[0]) for row in connection.execute("SELECT fault_json FROM games WHERE x = 'lim'")]
+    assert len(faults) == 1 and faults[0]["verdict"] == "board-mismatch"
+    address_space, file_size, core = faults[0]["stderr_tail"].split()[:3]  # CPU seconds are set after the start
+    assert (int(address_space), int(file_size), int(core)) == (4 << 30, 3 << 20, 0)
