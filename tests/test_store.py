@@ -18,7 +18,7 @@ import pytest
 
 from harness.errors import StoreError
 from harness.store import Store, lock_path
-from tests.conftest import ARENA, TINY, arena
+from tests.conftest import ARENA, TINY, arena, assert_nothing_left, live_descendants
 
 SLOW = """
 name: slow
@@ -53,6 +53,7 @@ def test_a_second_writer_stops_at_once_naming_the_running_tournament_and_sigkill
     config = tmp_path / "slow.yaml"
     config.write_text(SLOW)
     db = tmp_path / "slow.sqlite"
+    before = set(live_descendants())
     holder = subprocess.Popen([ARENA, "tournament", str(config), "--db", str(db), "--no-progress"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
@@ -89,6 +90,7 @@ def test_a_second_writer_stops_at_once_naming_the_running_tournament_and_sigkill
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
+    assert_nothing_left(before)  # its pool worker and engine die with it
     # The killed holder's lock went with it: the next writer starts at once.
     other = tmp_path / "other.yaml"
     after = arena("tournament", str(other), "--db", str(db), "--no-progress")
