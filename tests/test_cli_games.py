@@ -36,7 +36,8 @@ def test_solve_scores_positions_of_our_own() -> None:
     (["solve", "--size", "10x6"], "", "invalid --size '10x6': Pons's notation has one digit per move, so widths up to 9"),
     (["solve", "--size", "3x3"], "",
      "invalid --size '3x3': width and height from 4 to 12 are supported, e.g. 8x8 or 7x6"),
-    (["solve", "--game", "betsy"], "", "invalid --game 'betsy': arena solve solves connect4 positions"),
+    (["solve", "--game", "betsy"], "", "invalid --game 'betsy': 'betsy' is not one of 'connect4'; usage: arena solve "
+                                       "[OPTIONS] [FILE] (see arena solve --help)"),
     (["solve", "/nonexistent/positions.txt"], "",
      "no positions file at /nonexistent/positions.txt; check the path, or pipe positions in"),
 ])

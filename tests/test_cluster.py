@@ -418,7 +418,7 @@ engines:
     assert orphans == 0 and plies == moves
     assert workers[0].poll() is not None
     assert_nothing_left(before)  # no engine of either coordinator or of the killed worker runs on
-    log = db.with_suffix(".log").read_text()
+    log = db.with_name(db.name + ".log").read_text()
     assert "left the cluster; its games in progress are played again on the others" in log
 
 
@@ -565,7 +565,7 @@ def test_cluster_certs_in_a_config_resolve_against_its_folder_and_an_incomplete_
     assert (result.returncode, result.stderr) == (
         2, f"arena: error: cluster_certs: {folder} has no ca.pem (an incomplete set); make a set with: arena cluster "
            f"certs {folder}, or copy the whole set made for the cluster there\n")
-    assert not db.exists() and not db.with_suffix(".log").exists()
+    assert not db.exists() and not db.with_name(db.name + ".log").exists()
     elsewhere = make_certs(tmp_path / "elsewhere")
     given = subprocess.run([ARENA, "tournament", str(config), "--db", str(db), "--no-progress", "--cluster-certs",
                             "elsewhere"], capture_output=True, text=True, timeout=60, cwd=tmp_path,
@@ -864,7 +864,7 @@ def test_a_worker_that_forges_results_is_refused_and_its_games_are_played_again_
             warnings = [line for line in result.stderr.splitlines() if "refused a result" in line]
             assert len(warnings) == 1 and warnings[0].startswith(f"arena: warning: refused a result from worker {rogue} (")
             assert warnings[0].endswith("); it gets no more games of this run")
-            log = db.with_suffix(".log").read_text().splitlines()
+            log = db.with_name(db.name + ".log").read_text().splitlines()
             refusals = [line for line in log if f"refused the result from worker {rogue}: " in line]
             assert len(refusals) == len(calls)
             for _, kind in calls:

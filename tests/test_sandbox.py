@@ -413,7 +413,7 @@ def test_a_submission_sees_its_own_folder_and_nothing_else_inside_or_outside_the
 ) -> None:
     course = request.getfixturevalue("in_checkout") if where == "checkout" else tmp_path / "course"
     subs, results = course / "submissions", course / "results"
-    db, log = results / "course.sqlite", results / "course.log"
+    db, log = results / "course.sqlite", results / "course.sqlite.log"
     bob = subs / "bob" / "betsy.py"
     bob.parent.mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", bob)

@@ -68,7 +68,7 @@ def test_tournament_cli_plays_every_game_stores_it_and_prints_tables(tmp_path: P
     for _, result_text, moves in rows:
         assert result_text in ("1-0", "0-1", "1/2-1/2")
         assert moves > 0
-    log = (tmp_path / "r.log").read_text()
+    log = (tmp_path / "r.sqlite.log").read_text()
     for game_id in expected_ids:  # one line per finished game, from the coordinator
         assert f"INFO {game_id}: " in log
     assert "tournament 'small' (#1)" in log

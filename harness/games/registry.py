@@ -77,6 +77,8 @@ class Game:
     """Whether a game can be drawn; a game without draws also ignores the ply limit (it always ends)."""
     win_phrase = "completes a line"
     """How a move wins, after ``{player} ({engine}) {move}``: ``and completes a line``."""
+    numbered_rows = False
+    """Whether drawn boards number their rows too (a game whose positions name squares by row)."""
 
     # --- sizes and positions -------------------------------------------------------------------
 
@@ -293,6 +295,7 @@ class KingsHorses(Game):
     example_sizes = ("8", "15", "30")
     has_draws = False
     win_phrase = "leaves the opponent no move"
+    numbered_rows = True
 
     def parse_size(self, text: str | int) -> str:
         from harness.games.kings_horses import parse_size
