@@ -403,9 +403,13 @@ def run_call(
                           "not started: the harness is stopping", tuple(argv))
     wanted: dict[int, tuple[int, int]] = {}
     after_start: list[int] = []
-    # Both ways the program starts behind another (prlimit, bwrap), whose own start would hide a
-    # program that cannot start: that is found first.
-    problem = _cannot_start(argv)
+    spawn = argv
+    if not limits.sandbox:
+        wanted = _rlimits(limits, cpu_seconds)
+        spawn, after_start = _spawn_argv(argv, wanted)
+    # Started behind another program (bwrap, prlimit), whose own start would hide one that cannot
+    # start: that is found first (started directly, Popen says so itself).
+    problem = _cannot_start(argv) if limits.sandbox or spawn is not argv else None
     if problem is not None:
         return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                           _start_failure(argv, problem), tuple(argv))
@@ -416,8 +420,6 @@ def run_call(
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
         spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
     else:
-        wanted = _rlimits(limits, cpu_seconds)
-        spawn, after_start = _spawn_argv(argv, wanted)
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()

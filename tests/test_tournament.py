@@ -394,3 +394,13 @@ engines:
     assert len(faults) == 1 and faults[0]["verdict"] == "board-mismatch"
     address_space, file_size, core = faults[0]["stderr_tail"].split()[:3]  # CPU seconds are set after the start
     assert (int(address_space), int(file_size), int(core)) == (4 << 30, 3 << 20, 0)
+
+
+def test_a_worker_holding_the_limits_still_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
+    # A pool worker starts its engines directly (no prlimit in front): a missing program is a start failure.
+    code = ("from harness.referee import Limits, ask, inherit_limits\n"
+            "from harness.games.betsy import initial_position\n"
+            "inherit_limits(Limits())\n"
+            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), 1, Limits()).detail)\n")
+    result = run_program([sys.executable, "-c", code])
+    assert (result.returncode, result.stdout) == (0, f"cannot start {str(tmp_path / 'gone.py')!r}: no such file or command\n")
