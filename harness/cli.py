@@ -7,7 +7,9 @@ import dataclasses
 import itertools
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
@@ -791,8 +793,7 @@ def tournament(
         summary = _guard(lambda: run_tournament(loaded, db_path, force_new, progress=wanted(progress), rounds=share,
                                                 on_warning=_warn))
     except KeyboardInterrupt:
-        _echo(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume", err=True)
-        raise typer.Exit(130) from None
+        raise _stopped(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume") from None
     scheduled = f"{summary.scheduled} scheduled" + (f" in rounds {rounds_text(share)}" if share else "")
     failed = f", {summary.failed} failed (see the log)" if summary.failed else ""
     _echo(f"{summary.played} games played now, {summary.already_done} already in {db_path}, {scheduled}{failed}")
@@ -959,8 +960,7 @@ def sprt(
     try:
         final = _guard(lambda: sprt_run.run(test, _echo, on_warning=_warn))
     except KeyboardInterrupt:
-        _echo(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume", err=True)
-        raise typer.Exit(130) from None
+        raise _stopped(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume") from None
     _echo(sprt_run.verdict(test, final))
 
 
@@ -1017,8 +1017,7 @@ def play(
         _guard(lambda: play_game_with_a_person(settings, board_size, opponent, human, limits, db, ask_line,
                                                typer.echo, use_colour()))
     except KeyboardInterrupt:
-        typer.echo("\ninterrupted; an unfinished game is not stored", err=True)
-        raise typer.Exit(130) from None
+        raise _stopped("\ninterrupted; an unfinished game is not stored") from None
 
 
 def _strongest(game: str) -> str:
@@ -1409,6 +1408,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: every error is one line ``arena: error: ...`` and exit status 2
     (typer's own usage errors included); help and normal runs are unchanged."""
     args = sys.argv[1:] if argv is None else list(argv)
+    handlers = _stop_on_signals()
     try:
         status = app(prog_name="arena", args=args, standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as error:
@@ -1421,8 +1421,7 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"arena: error: {visible(' '.join(error.format_message().split()))}", err=True)
         status = 2
     except (typer.Abort, KeyboardInterrupt):
-        typer.echo("arena: interrupted", err=True)
-        status = 130
+        _STOPPED.setdefault("signal", signal.SIGINT)
     except (HarnessError, PositionError) as error:
         typer.echo(f"arena: error: {_one_line(str(error))}", err=True)
         status = 2
@@ -1432,7 +1431,44 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"arena: internal error: {type(error).__name__}: {visible(' '.join(str(error).split()))} "
                    f"(rerun with ARENA_TRACEBACK=1 for the traceback, and please report it)", err=True)
         status = 1
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    if "signal" in _STOPPED:  # typer turns KeyboardInterrupt into exit status 130 without a word
+        if not _STOPPED.get("told"):
+            typer.echo("arena: interrupted", err=True)
+        status = 128 + _STOPPED["signal"]
     sys.exit(status if isinstance(status, int) else 0)
+
+
+_STOPPED: dict[str, int] = {}
+"""The signal that stopped this command ("signal") and whether the command said how it left its
+work ("told"); main() then exits 128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM."""
+
+
+def _stopped(message: str) -> typer.Exit:
+    """Tell how an interrupted command left its work (main() picks the exit status)."""
+    _echo(message, err=True, lines=True)
+    _STOPPED["told"] = 1
+    return typer.Exit(130)
+
+
+def _stop_on_signals() -> dict[int, signal._HANDLER]:
+    """Ctrl-C and SIGTERM stop a command the same way: this process's engines are killed and no
+    more start, then KeyboardInterrupt unwinds the command (finished games kept, pool workers
+    stopped, scratch folders removed at exit). Returns the handlers they replace."""
+    _STOPPED.clear()
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def stop(signum: int, frame: object) -> None:
+        from harness.referee import stop_calls
+
+        _STOPPED.setdefault("signal", signum)
+        stop_calls()
+        raise KeyboardInterrupt
+
+    return {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ SETS = {
 """Pons's names for his sets, and their files."""
 DEFAULT_SETS = ("End-Easy", "Middle-Easy", "Middle-Medium", "Begin-Easy")
 """The sets that finish in minutes; Begin-Medium takes about half an hour, Begin-Hard far longer."""
-DATA = ROOT.parent / "shared" / "data" / "connect4" / "pons"
+FULL_DATA = ROOT.parent / "shared" / "data" / "connect4" / "pons"
+"""The full sets, where they lie beside the repository; elsewhere the committed samples (tests/data/)."""
+DATA = FULL_DATA if FULL_DATA.is_dir() else ROOT / "tests" / "data" / "pons"
 
 
 class PositionTimeout(Exception):
@@ -171,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first K positions of each set")
     parser.add_argument("--timeout", type=float, help="seconds per set; the set stops after the position running then")
     parser.add_argument("--position-timeout", type=float, help="seconds per position; slower positions are skipped")
-    parser.add_argument("--data", type=Path, default=DATA, help="directory of Pons's Test_L*_R* files")
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help=f"directory of Pons's Test_L*_R* files (default {DATA}: the full sets beside the "
+                             f"repository, else the samples in tests/data/pons)")
     parser.add_argument("--by-depth", help="comma-separated disc counts: time random positions of each instead")
     parser.add_argument("--per-depth", type=int, default=5, help="positions per depth with --by-depth")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random positions with --by-depth")
@@ -188,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
     signal.signal(signal.SIGALRM, _alarm)
+    print(f"data: {args.data}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     header = f"{'set':<14} {'file':<10} {'positions':>11} {'timed out':>9} {'mismatch':>8} {'mean ms':>9} " \
              f"{'max ms':>9} {'cpu ms':>9} {'pos/s':>9} {'nodes/s':>9}"

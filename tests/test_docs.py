@@ -20,7 +20,7 @@ from harness.games import connect4
 from harness.games.betsy import MAX_N, PLAYERS, Position, geometry
 from harness.games.errors import PositionError
 
-from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, run_program
+from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, cannot_run_here, run_program
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -183,20 +183,6 @@ def _betsy_example() -> tuple[list[str], list[str]]:
     examples = command_examples(read(README), "scripts/betsy.py")
     assert len(examples) == 1, "README shows one `$ scripts/betsy.py ...` example with its output"
     return examples[0]
-
-
-@pytest.fixture(scope="module")
-def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A folder with the n = 3 tables: this machine's, or built for the test (about 10 s)."""
-    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
-    if os.path.exists(os.path.join(default, "betsy3-mover.tb")):
-        return default
-    pytest.importorskip("numpy")
-    from engines.tablebase import build
-
-    folder = tmp_path_factory.mktemp("tables")
-    build(3, "mover", folder / "betsy3-mover.tb")
-    return str(folder)
 
 
 def test_readme_betsy_example_with_tables(python: str, n3_tables: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -756,7 +742,7 @@ def test_engine_help_describes_every_option(python: str, module: str) -> None:
 def test_betsy_help_from_every_entry_point(python: str, argv: list[str]) -> None:
     program = str(Path(python).parent / "betsy") if argv[0] == ".venv/bin/betsy" else str(ROOT / argv[0])
     if not os.path.exists(program):
-        pytest.skip(f"{program} is not installed")
+        cannot_run_here(f"{program} is not installed (pip install -e '.[test]' installs it)")
     result = run_program([program, *argv[1:]], timeout=30)
     assert result.returncode == 0
     assert result.stdout == run_program(help_argv(sys.executable, "strongest")).stdout

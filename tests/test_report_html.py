@@ -4,7 +4,7 @@ per game, opened in headless Chromium), the text report that fits 100 columns, a
 The tournaments are real (`arena tournament` on tiny configs, both games) and include an engine
 that forfeits after printing HTML on stdout and stderr; a copy of one game under hostile engine and
 tournament names checks the escaping. The browser tests drive Debian's chromium through playwright
-and skip, with the reason, where either is missing.
+and skip, with the reason, where either is missing (on CI they fail instead).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from harness.html_page import json_script
 from harness.match import Standing
 from harness.report import EngineRow, Report, render_text
 from harness.store import Store
-from tests.conftest import ARENA, ROOT, run_program
+from tests.conftest import ARENA, ROOT, cannot_run_here, run_program
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -410,7 +410,7 @@ def browser() -> Iterator[Browser]:
     closes before the next module's starts: two sync playwrights cannot run at once)."""
     problem = browser_problem()
     if problem is not None:
-        pytest.skip(problem)
+        cannot_run_here(problem)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -22,7 +22,7 @@ from harness import sandbox
 from harness.games.betsy import PLAYERS, Position
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
-from tests.conftest import ARENA, ROOT, SEED_BOARD, live_descendants, namespaced_processes, require_sandbox
+from tests.conftest import ARENA, ROOT, SEED_BOARD, cannot_run_here, live_descendants, namespaced_processes, require_sandbox
 
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
 SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
@@ -452,7 +452,7 @@ engines:
 def system_python() -> str:
     found = shutil.which("python3", path="/usr/bin:/bin")
     if found is None:
-        pytest.skip("no system python3 in /usr/bin to link to")
+        cannot_run_here("no system python3 in /usr/bin to link to (apt-get install python3)")
     return os.path.realpath(found)
 
 

@@ -73,7 +73,7 @@ def test_a_timeout_on_a_rules_position_counts_under_time_and_the_position_is_not
                 if c["status"] == "not judged" and "last-pebble" not in c["id"]]
     assert unjudged and all(c["detail"] == "not judged: no answer within 1 s (counted under time)"
                             for c in unjudged)
-    assert all(c["n"] >= 8 for c in unjudged)  # it sleeps n * 0.2 s: too slow from n = 8
+    assert all(c["n"] >= 8 for c in unjudged)  # it sleeps 5 s from n = 8, 1.1 s at most below
     assert report["categories"]["rules"]["status"] == "pass"
     time = report["categories"]["time"]
     assert time["status"] == "fail"
@@ -91,7 +91,7 @@ def calls_by_size(report: dict) -> dict[int, int]:
 
 
 def test_a_time_failure_says_at_which_sizes_and_how_to_fix_it() -> None:
-    # ignores_clock.py sleeps n * 0.2 s: every call from n = 8 runs past 1 s + 0.5 s grace, none below.
+    # ignores_clock.py sleeps 5 s from n = 8: every call there runs past 1 s + 0.5 s grace, none below.
     _, report = validate(f"python3 {STUDENTS / 'ignores_clock.py'}")
     calls = calls_by_size(report)
     assert sorted(calls) == [3, 5, 8, 12]
@@ -112,7 +112,7 @@ def test_a_time_failure_says_at_which_sizes_and_how_to_fix_it() -> None:
     assert len(slowest) == 6
     assert all(not call["answered"] and call["size"] in ("8", "12") and call["seconds"] >= 1.5 for call in slowest)
     assert all(call["id"].split("/")[0] in ("rules", "robustness", "tactics", "protocol") for call in slowest)
-    # Answers inside the grace are a warning named for what it counts: n = 5 sleeps 1 s.
+    # Answers inside the grace are a warning named for what it counts: at n = 5 it answers 1.1 s after its start.
     after = next(check for check in time["checks"] if check["id"] == "answers-after-the-limit")
     assert after["warning"] and after["status"] == "pass"
     assert after["detail"].startswith(f"{calls[5]} of {sum(calls.values()) - late} answers came after 1 s, inside "
@@ -350,16 +350,17 @@ def test_fractional_time_follows_the_same_rule_as_match() -> None:
 
 
 def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_kill() -> None:
-    code, report = validate(f"python3 {STUDENTS / 'prints_until_killed.py'}", "--n", "3")
+    code, report = validate(f"python3 {STUDENTS / 'answers_twice_then_hangs.py'}", "--n", "3")
     assert code == 0  # killed after answering: warnings, not faults
     time = report["categories"]["time"]
     calls = len([c for name in ("protocol", "rules", "robustness", "tactics")
                  for c in report["categories"][name]["checks"] if c["command"]]) - 4  # protocol shares one
     assert time["status"] == "pass"
-    assert time["summary"].startswith(f"{calls} calls: {calls} answered (0 within 1 s, {calls} in the grace), median ")
+    assert time["summary"].startswith(f"{calls} calls: {calls} answered within 1 s, median ")
     assert time["summary"].endswith(f"; {calls} of them killed at the deadline after answering")
     worst = float(time["summary"].split(", worst ")[1].split(" s;")[0])
-    assert 1.0 <= worst <= 1.5  # its last answer came just before the kill at 1 s + 0.5 s grace
+    # Its last answer comes 0.3 s after its first, both well before the kill at 1 s + 0.5 s grace.
+    assert 0.3 <= worst < 1.5
     killed = next(c for c in time["checks"] if c["id"] == "killed-after-answering")
     assert killed["warning"] and killed["detail"] == (
         f"{calls} of {calls} calls that answered were still running at the deadline and were killed (their last "

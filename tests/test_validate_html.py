@@ -1,6 +1,6 @@
 """`arena validate --html FILE`: one self-contained page in the reports' style, with a replay of
 each strength game (the boards of the validator's JSON report), linked from the summary, and the
-program's output shown as text; opened in headless Chromium (skipped, with the reason, without it)."""
+program's output shown as text; opened in headless Chromium (skipped, with the reason, without it; on CI, failed)."""
 
 from __future__ import annotations
 
