@@ -1,5 +1,5 @@
 """``python -m harness`` runs the arena CLI."""
 
-from harness.cli import main
+from harness.cli.app import main
 
 main()

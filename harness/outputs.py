@@ -92,7 +92,7 @@ def check_database(path: Path, what: str) -> None:
     """Refuse, before any work, a results database that cannot be written: the file, and its folder
     (for the lock file, the log and SQLite's journal). ``what`` names it in the message (``--db``,
     ``DB``)."""
-    from harness.store import check_database_file, lock_path, log_path
+    from harness.store.store import check_database_file, lock_path, log_path
 
     check_database_file(path)
     problem = _folder_problem(path.parent)
@@ -117,7 +117,7 @@ def new_database(path: Path) -> Iterator[NewDatabase]:
     """Remove the results database made inside the block (with its lock file and SQLite's journals)
     when the block fails before anything was written to it: a refused import or merge leaves no
     empty database behind."""
-    from harness.store import lock_path
+    from harness.store.store import lock_path
 
     existed = os.path.lexists(path)
     made = NewDatabase()

@@ -78,22 +78,22 @@ def watched(describe: Callable[[float], str], show: bool, timeout: float | None 
 
 def validation_steps(settings: Any) -> int:
     """The steps of ``arena validate``'s bar for a program that answers (one per check asked, one per
-    strength game): what harness.validate and harness.validate_kings_horses report through their
+    strength game): what harness.validate.validator and harness.validate.kings_horses report through their
     ``progress`` callback (tests/test_progress.py counts them on real runs)."""
     rules = settings.play.rules
     if rules.name == "kings-horses":
-        from harness.validate_kings_horses import suite
+        from harness.validate.kings_horses import suite
 
         found = suite(1, settings.quick)
         return len(found) + sum(1 for case in found if case.band in ("small", "medium") or case.id == "seed-example")
-    from harness.positions import suites
+    from harness.games.suites import suites
 
     plan = suites(rules.name)
     sizes = settings.sizes or rules.example_sizes
     steps = (1 + sum(1 for _ in plan.rules(sizes, settings.quick)) + len(plan.last_pebble(sizes))
              + sum(1 for _ in plan.robustness(settings.quick)) + len(plan.tactics(sizes, settings.quick)))
     if plan.has_exact_tables:
-        from harness.exact import exact_suite, open_table
+        from harness.games.betsy.exact import exact_suite, open_table
 
         table = open_table()
         if table is not None:

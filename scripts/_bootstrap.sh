@@ -61,7 +61,7 @@ apt_install() {
         missing note "$1 ($2) is not installed" "$3" "install it: $4"
     fi
 }
-# The engine sandbox (harness/sandbox.py) needs bubblewrap.
+# The engine sandbox (harness/referee/sandbox.py) needs bubblewrap.
 if ! command -v bwrap >/dev/null 2>&1; then
     apt_install bubblewrap "the engine sandbox" "engines run without the sandbox" \
         "sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)"

@@ -34,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.cluster import parse_cluster  # noqa: E402
-from harness.config import TournamentConfig, load_config  # noqa: E402
-from harness.tournament import run_tournament  # noqa: E402
+from harness.tournament.cluster import parse_cluster  # noqa: E402
+from harness.tournament.config import TournamentConfig, load_config  # noqa: E402
+from harness.tournament.run import run_tournament  # noqa: E402
 
 ENGINE_SOURCE = ROOT / "scripts" / "sleepy_connect4.c"
 ENGINE_SCRIPT = ROOT / "scripts" / "sleepy_connect4.sh"

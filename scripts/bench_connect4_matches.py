@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from engines import alphabeta, greedy, homework  # noqa: E402
 from engines.connect4_endgame import endgame, overrule  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
-from harness.games.connect4 import Position, parse_size  # noqa: E402
+from harness.games.connect4.rules import Position, parse_size  # noqa: E402
 
 OPPONENTS = ("greedy", "homework")
 ENGINE_SEED = 11

@@ -6,7 +6,7 @@ game nor repeat a board a third time, so each game is a draw at the ply limit. N
 by an engine; the records are what play_game would store. Then it times, as subprocesses of this
 interpreter (`python -m harness`), the best of RUNS of: `export` to JSON Lines, `import` of that
 file into a new database, `report` and `report --html`; and, in this process, the replay check
-alone (harness.verify.check_record on each stored record). Run it with PYTHONPATH pointing at
+alone (harness.match.verify.check_record on each stored record). Run it with PYTHONPATH pointing at
 another checkout of the project to time that version on the same games.
 
 Usage: .venv/bin/python scripts/bench_import.py [--games 1000] [--plies 200] [--runs 3]
@@ -38,12 +38,12 @@ engines:
 
 def build(folder: Path, games: int, plies: int) -> Path:
     """A database of ``games`` games of the bench tournament's schedule, each a draw at ``plies``."""
-    from harness.config import load_config
-    from harness.match import GameRecord, MoveRecord, finish, game_end
-    from harness.protocol import Verdict
+    from harness.tournament.config import load_config
+    from harness.match.match import GameRecord, MoveRecord, finish, game_end
+    from harness.referee.protocol import Verdict
     from harness.rng import Rng
-    from harness.schedule import schedule, start_position
-    from harness.store import Store
+    from harness.tournament.schedule import schedule, start_position
+    from harness.store.store import Store
 
     (folder / "bench.yaml").write_text(CONFIG.format(rounds=(games + 1) // 2, plies=plies))
     config = load_config(folder / "bench.yaml")
@@ -80,10 +80,10 @@ def build(folder: Path, games: int, plies: int) -> Path:
 
 
 def replay_check(db: Path, runs: int) -> tuple[float, int]:
-    """Seconds per game of harness.verify.check_record over the stored records (best of ``runs``),
+    """Seconds per game of harness.match.verify.check_record over the stored records (best of ``runs``),
     and the plies checked."""
-    from harness.store import Store
-    from harness.verify import check_record
+    from harness.store.store import Store
+    from harness.match.verify import check_record
 
     with Store(db, read_only=True) as store:
         records = [store.game_record(row.id) for row in store.game_rows()]

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.engines import resolve_engine  # noqa: E402
-from harness.games.betsy import Position  # noqa: E402
-from harness.referee import ask  # noqa: E402
+from harness.referee.engine_specs import resolve_engine  # noqa: E402
+from harness.games.betsy.rules import Position  # noqa: E402
+from harness.referee.referee import ask  # noqa: E402
 
 FULL_DATA = ROOT.parent / "shared" / "data" / "betsy3_oracle_sample.jsonl"
 """All 300 positions, where they lie beside the repository; elsewhere the 50 of tests/data/."""

@@ -1,7 +1,7 @@
 """Benchmark the referee's overhead per engine call, without and with the sandbox.
 
 Runs the random engine for one move, interleaved over many calls in the same run: a bare
-`subprocess.run` of the argv; `harness.referee.ask` without the sandbox in a process that holds the
+`subprocess.run` of the argv; `harness.referee.referee.ask` without the sandbox in a process that holds the
 engine's limits itself, as a tournament's pool worker does (`referee`: the engine inherits them);
 and `ask` inside the bubblewrap sandbox. Then, in a round of its own against bare calls, `ask`
 without the sandbox for limits this process does not hold, as in `match`, `validate` or a cluster
@@ -29,12 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.engines import builtin_engine  # noqa: E402
-from harness.games.betsy import initial_position  # noqa: E402
-from harness.protocol import Verdict, engine_argv  # noqa: E402
-from harness.referee import Limits, ask, inherit_limits  # noqa: E402
-from harness.programs import program_of  # noqa: E402
-from harness.sandbox import plan_for, probe  # noqa: E402
+from harness.referee.engine_specs import builtin_engine  # noqa: E402
+from harness.games.betsy.rules import initial_position  # noqa: E402
+from harness.referee.protocol import Verdict, engine_argv  # noqa: E402
+from harness.referee.referee import Limits, ask, inherit_limits  # noqa: E402
+from harness.referee.programs import program_of  # noqa: E402
+from harness.referee.sandbox import plan_for, probe  # noqa: E402
 
 
 def main() -> None:

@@ -36,7 +36,7 @@ from engines import greedy  # noqa: E402
 from engines.connect4_endgame import solve_moves  # noqa: E402
 from engines.connect4_evaluation import FEATURES, features, weights  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
-from harness.games.connect4 import Position, parse_size  # noqa: E402
+from harness.games.connect4.rules import Position, parse_size  # noqa: E402
 
 
 def replay(width: int, height: int, sequence: str) -> Position:

@@ -28,7 +28,7 @@ from engines.alphabeta import CONTEMPT  # noqa: E402
 from engines.evaluation import Weights, make_evaluator  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
 from engines.search.alphabeta import AlphaBeta  # noqa: E402
-from harness.games.betsy import initial_position  # noqa: E402
+from harness.games.betsy.rules import initial_position  # noqa: E402
 
 
 def play(args: tuple[int, int, int, dict[str, float], dict[str, float], bool]) -> float:

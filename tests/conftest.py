@@ -116,7 +116,7 @@ def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def require_sandbox() -> None:
     """Skip (with the reason) where the bubblewrap sandbox cannot run; on CI, fail instead."""
-    from harness.sandbox import probe
+    from harness.referee.sandbox import probe
 
     works, why = probe()
     if not works:
@@ -262,7 +262,7 @@ def tiny_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def arena_here(*args: str | Path) -> tuple[int, str, str]:
     """Run the arena CLI in this process: (exit status, stdout, stderr)."""
-    from harness.cli import main
+    from harness.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     code: object = 0

@@ -148,8 +148,8 @@ def test_an_engine_with_another_program_is_refused(tmp_path: Path, played: Path,
 
 
 def test_a_game_the_tournament_has_yet_to_play_cannot_be_forged(tmp_path: Path, lines: list[dict[str, Any]]) -> None:
-    from harness.config import load_config
-    from harness.schedule import schedule
+    from harness.tournament.config import load_config
+    from harness.tournament.schedule import schedule
 
     game = won_by_a_line(lines)
     later = game["key"].replace(":r1:", ":r2:")
@@ -421,7 +421,7 @@ def test_readers_of_a_damaged_database_name_the_damage_in_one_line(tmp_path: Pat
 def test_the_per_move_name_test_is_the_name_rule_of_harness_text() -> None:
     import random
 
-    from harness.records import is_name
+    from harness.store.records import is_name
     from harness.text import name_problem
 
     alphabet = [chr(code) for code in range(0x3000)] + ["\u202e", "\u2066", "\ud800", "\U000e0001", "\U0001f600"]

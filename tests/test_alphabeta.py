@@ -12,8 +12,8 @@ from engines.alphabeta import choose_move
 from engines.evaluation import evaluate
 from engines.protocol import Rng
 from engines.search.alphabeta import WIN, AlphaBeta
-from harness.games.betsy import BLUE, Position, initial_position
-from harness.protocol import Verdict, check_answer, find_answer
+from harness.games.betsy.rules import BLUE, Position, initial_position
+from harness.referee.protocol import Verdict, check_answer, find_answer
 from tests.conftest import ROOT, SEED_BOARD, run_program
 
 ENGINE = [sys.executable, str(ROOT / "engines" / "alphabeta.py")]

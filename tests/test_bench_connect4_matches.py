@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.games.connect4 import Position
+from harness.games.connect4.rules import Position
 from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_connect4_matches.py"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.store import Store
-from harness.verify import check_record
+from harness.store.store import Store
+from harness.match.verify import check_record
 from tests.conftest import load_script
 
 

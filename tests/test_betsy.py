@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from engines import strongest
-from harness.engines import BUILTINS
-from harness.games.betsy import Position
-from harness.protocol import Verdict, check_answer, parse_answer_line
+from harness.referee.engine_specs import BUILTINS
+from harness.games.betsy.rules import Position
+from harness.referee.protocol import Verdict, check_answer, parse_answer_line
 from tests.conftest import ROOT, SEED_BOARD, run_program
 
 SCRIPT = ROOT / "scripts" / "betsy.py"

@@ -47,7 +47,7 @@ def test_solve_refuses_bad_input_in_one_line(args: list[str], stdin: str, messag
 
 
 def test_the_strongest_engine_answers_a_connect4_argv_too() -> None:
-    from harness.games.connect4 import Position
+    from harness.games.connect4.rules import Position
 
     board = "." * 42
     result = run_program([sys.executable, "scripts/betsy.py", "7x6", "x", board, "1"])
@@ -98,7 +98,7 @@ def test_moves_refuses_bad_connect4_positions_in_one_line(args: list[str], messa
 def test_match_plays_connect4_and_the_json_record_replays_on_the_rules() -> None:
     import json
 
-    from harness.games.connect4 import Position
+    from harness.games.connect4.rules import Position
 
     result = run_program([ARENA, "match", "greedy", "random", "--game", "connect4", "--size", "5x4", "--json",
                           "--games", "2"], timeout=120)
@@ -131,7 +131,7 @@ def test_match_start_plays_every_game_from_the_position_colours_alternating() ->
 
 
 def test_match_openings_and_seed_give_each_opening_to_a_colour_swapped_pair(tmp_path: Path) -> None:
-    from harness.schedule import random_opening
+    from harness.tournament.schedule import random_opening
 
     openings = tmp_path / "openings.txt"
     openings.write_text("4x4 x " + "." * 16 + "  # the empty board\n4x4 o " + "." * 13 + "x" + "." * 2 + "\n")

@@ -8,7 +8,7 @@ from importlib.metadata import version
 import pytest
 import typer.main
 
-from harness.cli import app
+from harness.cli.app import app
 from tests.conftest import arena_here
 
 

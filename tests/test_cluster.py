@@ -26,20 +26,20 @@ from typing import Any
 
 import pytest
 
-from harness import cluster
-from harness.cluster import (
+from harness.tournament import cluster as cluster
+from harness.tournament.cluster import (
     Access, ClusterAddress, ClusterError, WorkerMismatch, check_access, check_programs, connect, local_layout, parse_cluster,
     read_reply,
 )
-from harness.cluster_certs import CertSet, CertsError, check_certs
-from harness.cluster_nodes import listen_host, route_host
-from harness.config import TournamentConfig, load_config
-from harness.engines import EngineSpec
-from harness.sandbox import SandboxMode
-from harness.schedule import ScheduledGame, schedule
-from harness.store import Store, file_sha256
-from harness.tournament import run_tournament
-from harness.verify import RecordRefused
+from harness.tournament.cluster_certs import CertSet, CertsError, check_certs
+from harness.tournament.cluster_nodes import listen_host, route_host
+from harness.tournament.config import TournamentConfig, load_config
+from harness.referee.engine_specs import EngineSpec
+from harness.referee.sandbox import SandboxMode
+from harness.tournament.schedule import ScheduledGame, schedule
+from harness.store.store import Store, file_sha256
+from harness.tournament.run import run_tournament
+from harness.match.verify import RecordRefused
 from tests.conftest import ROOT, assert_nothing_left, cannot_run_here, live_descendants, run_program
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -142,7 +142,8 @@ def test_worker_refuses_a_missing_engine_file_or_interpreter(tmp_path: Path) -> 
 
 
 def test_dask_is_imported_only_when_a_cluster_is_used(python: str) -> None:
-    code = ("import sys, harness.cli, harness.config, harness.tournament, harness.cluster, engines.protocol; "
+    code = ("import sys, harness.cli.app, harness.tournament.config, harness.tournament.run, harness.tournament.cluster, "
+            "engines.protocol; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed', 'tornado'}))")
     result = run_program([python, "-c", code])
     assert (result.returncode, result.stdout) == (0, "[]\n"), result.stderr
@@ -312,7 +313,7 @@ class TlsCluster:
         """The workers the scheduler has taken in, asked with the cluster's certificate."""
         from distributed import Client
 
-        from harness.cluster_certs import security
+        from harness.tournament.cluster_certs import security
 
         with Client(self.address, security=security(check_certs(self.certs)), timeout=30, set_as_default=False) as client:
             return set(client.nthreads())

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import Opening, TournamentConfig, load_config
-from harness.engines import ENGINES_DIR
+from harness.tournament.config import Opening, TournamentConfig, load_config
+from harness.referee.engine_specs import ENGINES_DIR
 from harness.errors import ConfigError
-from harness.games.betsy import initial_position
-from harness.sandbox import SandboxMode
+from harness.games.betsy.rules import initial_position
+from harness.referee.sandbox import SandboxMode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +86,7 @@ EXPECTED_GAMES = {
 
 
 def test_every_shipped_config_loads_and_schedules_the_games_its_comment_promises() -> None:
-    from harness.schedule import schedule
+    from harness.tournament.schedule import schedule
 
     shipped = sorted(path.name for path in (ROOT / "configs").glob("*.yaml"))
     assert shipped == sorted(EXPECTED_GAMES)
@@ -163,7 +163,7 @@ def test_concurrency_from_the_file_and_the_argument_overrides_it(tmp_path: Path)
 
 
 def test_cluster_address_is_parsed_and_left_out_of_the_fingerprint(tmp_path: Path) -> None:
-    from harness.cluster import ClusterAddress
+    from harness.tournament.cluster import ClusterAddress
 
     base = load_config(write(tmp_path, "name: t\n" + ENGINES))
     assert base.cluster is None

@@ -2,7 +2,7 @@
 links between the pages, and the engines' --help.
 
 Every example is checked by running the real command (as a subprocess) or by replaying it on the
-rules cores (harness.games.betsy, harness.games.connect4).
+rules cores (harness.games.betsy.rules, harness.games.connect4.rules).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.games import connect4
-from harness.games.betsy import MAX_N, PLAYERS, Position, geometry
+from harness.games.betsy.rules import MAX_N, PLAYERS, Position, geometry
 from harness.games.errors import PositionError
 
 from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, cannot_run_here, run_program
@@ -322,7 +322,7 @@ def yaml_blocks(text: str) -> list[str]:
 def test_readme_config_examples_load_as_shown(tmp_path: Path) -> None:
     """Each YAML example is a config load_config accepts, for the game it names, with the values
     it shows; the student programs they name are stand-ins made here."""
-    from harness.config import load_config
+    from harness.tournament.config import load_config
 
     (tmp_path / "submissions" / "alice").mkdir(parents=True)
     for name in ("betsy.py", "c4.py"):
@@ -344,7 +344,7 @@ def test_readme_config_examples_load_as_shown(tmp_path: Path) -> None:
 
 def test_readme_betsy_config_example_shows_the_defaults(tmp_path: Path) -> None:
     """The Betsy example says its values are the defaults, apart from name, concurrency and engines."""
-    from harness.config import load_config
+    from harness.tournament.config import load_config
 
     (tmp_path / "submissions" / "alice").mkdir(parents=True)
     (tmp_path / "submissions" / "alice" / "betsy.py").write_text("")
@@ -358,14 +358,14 @@ def test_readme_betsy_config_example_shows_the_defaults(tmp_path: Path) -> None:
 
 
 def test_readme_config_reference_names_every_key() -> None:
-    from harness.config import _Engine, _Openings, _Tournament
+    from harness.tournament.config import _Engine, _Openings, _Tournament
 
     text = read(README)
     for key in _Tournament.model_fields:
         assert f"| `{key}` |" in text, f"README's config table has no row for {key!r}"
     for key in (*_Openings.model_fields, *_Engine.model_fields):
         assert re.search(rf"\b{key}\b", text), f"README does not mention the config key {key!r}"
-    from harness.engines import BUILTIN_OPTIONS
+    from harness.referee.engine_specs import BUILTIN_OPTIONS
 
     for options in BUILTIN_OPTIONS.values():
         for option in options:
@@ -373,8 +373,8 @@ def test_readme_config_reference_names_every_key() -> None:
 
 
 def test_readme_names_every_command_and_builtin_engine() -> None:
-    from harness.cli import app
-    from harness.engines import BUILTINS
+    from harness.cli.app import app
+    from harness.referee.engine_specs import BUILTINS
 
     text = read(README)
     for command in app.registered_commands:
@@ -388,7 +388,7 @@ def command_options() -> dict[str, set[str]]:
     """Every `arena` command's options, as click knows them."""
     import typer.main
 
-    from harness.cli import app
+    from harness.cli.app import app
 
     group = typer.main.get_command(app)
     commands = {name: command for name, command in group.commands.items()}  # type: ignore[attr-defined]
@@ -421,7 +421,7 @@ def verdict_rows(text: str) -> list[str]:
 
 
 def test_verdict_tables_list_every_verdict() -> None:
-    from harness.protocol import Verdict
+    from harness.referee.protocol import Verdict
 
     every = [verdict.value for verdict in Verdict]
     for path in (README, REFEREE):

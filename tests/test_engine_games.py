@@ -9,7 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.engines import BUILTIN_GAMES, BUILTIN_OPTIONS, builtin_engine, engines_playing
+from harness.referee.engine_specs import BUILTIN_GAMES, BUILTIN_OPTIONS, builtin_engine, engines_playing
 from harness.games.registry import GAMES
 from tests.conftest import ARENA, ROOT, SEED_BOARD, arena_here
 
@@ -72,7 +72,7 @@ def test_a_config_with_a_builtin_of_another_game_names_the_file_and_key(tmp_path
 
 
 def test_validate_plays_only_reference_engines_of_the_game() -> None:
-    from harness.validate import REFERENCE_ELO
+    from harness.validate.validator import REFERENCE_ELO
 
     for game, references in REFERENCE_ELO.items():
         assert set(references) <= set(engines_playing(game)), game

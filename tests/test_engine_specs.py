@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import BUILTIN_OPTIONS, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
+from harness.referee.engine_specs import BUILTIN_OPTIONS, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
 from harness.errors import EngineError
 
 
@@ -90,7 +90,7 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
 
 @pytest.mark.parametrize("builtin", sorted(BUILTIN_OPTIONS))
 def test_declared_options_are_exactly_what_each_builtin_accepts(builtin: str) -> None:
-    """harness.engines.BUILTIN_OPTIONS against the engine program itself: every option listed is
+    """harness.referee.engine_specs.BUILTIN_OPTIONS against the engine program itself: every option listed is
     taken with a value of its type (as a config would pass it), and an unknown option's message
     lists the same names."""
     import subprocess

@@ -7,8 +7,8 @@ import pytest
 from engines import greedy, random_mover
 from engines.evaluation import line_balance, line_potential
 from engines.protocol import Rng, UsageError, parse_request
-from harness.games.betsy import BLUE, RED, Position
-from harness.protocol import check_answer, find_answer, Verdict
+from harness.games.betsy.rules import BLUE, RED, Position
+from harness.referee.protocol import check_answer, find_answer, Verdict
 from tests.conftest import ROOT, SEED_BOARD, TYPO_BOARD, run_program
 
 ENGINES = ["random_mover", "greedy"]

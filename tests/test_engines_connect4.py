@@ -26,8 +26,8 @@ from engines.connect4_evaluation import (
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
 from engines.search.mcts import MCTS
-from harness.games import betsy
-from harness.games.connect4 import PLAYER_O, PLAYER_X, Position, initial_position
+from harness.games.betsy import rules as betsy
+from harness.games.connect4.rules import PLAYER_O, PLAYER_X, Position, initial_position
 from tests.conftest import ROOT, run_counting_cpu, run_program
 
 ENGINES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "homework"]

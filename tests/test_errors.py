@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import BUILTIN_OPTIONS
-from harness.games.betsy import MAX_N
+from harness.referee.engine_specs import BUILTIN_OPTIONS
+from harness.games.betsy.rules import MAX_N
 from tests.conftest import SEED_BOARD, TINY, arena
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from engines import mcts_alphabeta
 from engines.evaluation import Weights, evaluate, longest_cyclic_run, make_evaluator, ring_value, stack_value
-from harness.games.betsy import Position
+from harness.games.betsy.rules import Position
 
 # n = 5, x to move. Column 4 holds five o's (rows 4-8) and has room for three more pebbles; column 5
 # is full, x x o x o x o x (top to bottom): no five of one colour in a row around it.

@@ -1,4 +1,4 @@
-"""Exact n = 3 values for validation (harness/exact.py), against the solved tables."""
+"""Exact n = 3 values for validation (harness/games/betsy/exact.py), against the solved tables."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.exact import exact_suite, keeping_moves, open_table, value_after
-from harness.games.betsy import Position
+from harness.games.betsy.exact import exact_suite, keeping_moves, open_table, value_after
+from harness.games.betsy.rules import Position
 from tests.conftest import ARENA, ROOT, run_program
 
 

@@ -1,4 +1,4 @@
-"""harness.fingerprints: a tournament's config back from its stored fingerprint, and one game of
+"""harness.tournament.fingerprints: a tournament's config back from its stored fingerprint, and one game of
 its schedule by id, exactly as the schedule builds it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.config import load_config
-from harness.fingerprints import NotAFingerprint, config_from_fingerprint, is_tournament_config, scheduled_game
-from harness.schedule import schedule
+from harness.tournament.config import load_config
+from harness.tournament.fingerprints import NotAFingerprint, config_from_fingerprint, is_tournament_config, scheduled_game
+from harness.tournament.schedule import schedule
 from tests.conftest import ROOT, set_at
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

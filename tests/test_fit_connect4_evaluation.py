@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engines.connect4_evaluation import FEATURES, weights
 from engines.connect4_solver import Solver, parse_moves
-from harness.games.connect4 import Position
+from harness.games.connect4.rules import Position
 from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fit_connect4_evaluation.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.games.betsy import Position
+from harness.games.betsy.rules import Position
 from tests.conftest import ARENA, ROOT, run_program
 
 CONFIG = f"""

@@ -1,4 +1,4 @@
-"""Tests of the Betsy rules core (harness/games/betsy.py) against docs/rules.md.
+"""Tests of the Betsy rules core (harness/games/betsy/rules.py) against docs/rules.md.
 
 Besides exact examples (the seed's Figure 1, error messages, hand-built positions), the core is
 cross-checked against a slow reference implementation written here straight from the rules text:
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.games.betsy import (
+from harness.games.betsy.rules import (
     BLUE,
     PLAYERS,
     RED,
@@ -32,7 +32,7 @@ from harness.games.betsy import (
 )
 
 if TYPE_CHECKING:
-    from harness.games.betsy import WinPriority
+    from harness.games.betsy.rules import WinPriority
 
 FIGURE_1A = "...x..o.ox.oxxxoxo"
 """The seed's Figure 1(a), n = 3, red (o) to move."""

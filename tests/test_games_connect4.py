@@ -1,4 +1,4 @@
-"""Tests of the Connect Four rules core (harness/games/connect4.py) against docs/rules.md.
+"""Tests of the Connect Four rules core (harness/games/connect4/rules.py) against docs/rules.md.
 
 Besides exact examples (error messages, hand-built boards in every direction and at every edge),
 the bitboard core is cross-checked against a slow reference written here from the rules text, over
@@ -12,7 +12,7 @@ import random
 import pytest
 
 from harness.games import connect4
-from harness.games.connect4 import (
+from harness.games.connect4.rules import (
     DEFAULT_SIZE,
     MAX_SIZE,
     MIN_SIZE,

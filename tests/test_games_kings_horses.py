@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import builtin_engine
-from harness.games.kings_horses import Position, PositionError, lone_moves, random_position, render
+from harness.referee.engine_specs import builtin_engine
+from harness.games.kings_horses.rules import Position, PositionError, lone_moves, random_position, render
 from harness.games.registry import get_game
-from harness.match import Termination, play_game
-from harness.protocol import Verdict, check_answer, engine_argv
+from harness.match.match import Termination, play_game
+from harness.referee.protocol import Verdict, check_answer, engine_argv
 from harness.rng import Rng
-from harness.settings import GameSettings
+from harness.match.settings import GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = ((-2, -1), (-1, -2), (-2, 1), (1, -2))

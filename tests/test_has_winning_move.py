@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines.protocol import Rng
-from harness.games.betsy import Position, initial_position
+from harness.games.betsy.rules import Position, initial_position
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8])

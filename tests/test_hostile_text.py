@@ -20,7 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.store import Store
+from harness.store.store import Store
 from tests.conftest import ARENA, ROOT, require_sandbox
 
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"

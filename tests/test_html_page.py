@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from harness.validate import Category, Check, Role, ValidationReport
-from harness.validate_render import render_html
+from harness.validate.validator import Category, Check, Role, ValidationReport
+from harness.validate.render import render_html
 from tests.conftest import ARENA, ROOT, run_program
 from tests.conftest import arena_here as arena
 from tests.test_report_html import Tab, browser, tab  # noqa: F401  (the browser fixtures)
@@ -343,7 +343,7 @@ def test_validation_page_shows_the_program_by_its_file_name(validated: tuple[dic
 
 
 def test_public_text_keeps_what_is_not_a_path_and_shortens_what_is() -> None:
-    from harness.html_page import esc, paths_relative_to, public, public_word
+    from harness.report.page import esc, paths_relative_to, public, public_word
 
     text = ('File "/home/op/course/subs/eve/betsy.py", line 3 (/usr/bin/python3); result 1/2-1/2 at ply 3/12; '
             "see https://example.org/a/b; PATH=/usr/bin:/bin")

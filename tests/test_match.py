@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import EngineSpec, builtin_engine
-from harness.games.betsy import Position
-from harness.settings import GameSettings
-from harness.match import Termination, play_game
+from harness.referee.engine_specs import EngineSpec, builtin_engine
+from harness.games.betsy.rules import Position
+from harness.match.settings import GameSettings
+from harness.match.match import Termination, play_game
 from tests.conftest import ROOT, SEED_BOARD
 
 SCRIPTED = ROOT / "tests" / "fake_engines" / "scripted_moves.py"

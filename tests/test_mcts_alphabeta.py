@@ -11,8 +11,8 @@ from engines import mcts_alphabeta
 from engines.evaluation import evaluate
 from engines.protocol import Rng
 from engines.search.mcts import LOST, MCTS, UNKNOWN, WON
-from harness.games.betsy import Position
-from harness.protocol import Verdict, check_answer, find_answer
+from harness.games.betsy.rules import Position
+from harness.referee.protocol import Verdict, check_answer, find_answer
 from tests.conftest import ROOT, SEED_BOARD, run_program
 from tests.test_alphabeta import X_THREATENS_ROW, forced_win_moves, positions_with_forced_win_in_three
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from harness.games.betsy import Position
+from harness.games.betsy.rules import Position
 from tests.conftest import ROOT
 
 OPPONENTS = ROOT / "engines" / "opponents"

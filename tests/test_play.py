@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.games.connect4 import Position
+from harness.games.connect4.rules import Position
 from tests.conftest import ARENA, ROOT
 
 PROMPT = r"your move \((x|o)\): "

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from harness.games.betsy import PLAYERS, Position
-from harness.games.connect4 import Position as C4Position
-from harness.positions import (
+from harness.games.betsy.rules import PLAYERS, Position
+from harness.games.connect4.rules import Position as C4Position
+from harness.games.suites import (
     CONNECT4_TACTIC_KINDS,
     TACTIC_KINDS,
     Case,
@@ -192,7 +192,7 @@ def test_the_reported_false_alarm_is_gone() -> None:
     # Every legal move wins (the exact tables: -3 in 3 plies, 2 and -2 in 5, 1 and -1 in 7); within
     # 3 plies none loses, so no case may single out any of them.
     assert not any(loses_with(position, move, 3) for move in position.legal_moves())
-    from harness.positions import _tactic
+    from harness.games.suites import _tactic
 
     assert all(_tactic(position.copy(), kind) is None for kind in TACTIC_KINDS)
     for case in ALL_CASES.values():
@@ -267,7 +267,7 @@ def test_suites_are_deterministic_across_calls_and_processes() -> None:
     assert summary(tactics_suite((3, 5, 8), 4, seed=2)) != summary(DEFAULT)
     script = (
         "import json\n"
-        "from harness.positions import tactics_suite, last_pebble_suite\n"
+        "from harness.games.suites import tactics_suite, last_pebble_suite\n"
         "cases = tactics_suite((3, 5, 8), 4) + last_pebble_suite((3, 4, 5, 8, 12))\n"
         "print(json.dumps([(c.id, c.position.n, c.position.player, c.position.board(),"
         " sorted(c.expected), c.description) for c in cases]))\n"
@@ -389,7 +389,7 @@ def test_connect4_descriptions_say_what_is_asked() -> None:
 def test_connect4_suites_are_the_same_in_another_process() -> None:
     script = (
         "import json\n"
-        "from harness.positions import connect4_tactics_suite, suites\n"
+        "from harness.games.suites import connect4_tactics_suite, suites\n"
         "s = suites('connect4')\n"
         "cases = connect4_tactics_suite(('7x6', '8x8'), 6) + list(s.rules(('7x6', '8x8'), False))"
         " + list(s.robustness(False))\n"

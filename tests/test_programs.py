@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config
-from harness.engines import builtin_engine, command_engine
+from harness.tournament.config import load_config
+from harness.referee.engine_specs import builtin_engine, command_engine
 from harness.errors import ConfigError, EngineError
-from harness.programs import layout_problems, own_programs, program_of
+from harness.referee.programs import layout_problems, own_programs, program_of
 from tests.conftest import ARENA, ROOT
 
 STUDENT = ROOT / "tests" / "fake_engines" / "students" / "random_legal.py"

@@ -79,8 +79,8 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
     assert run(base, tmp_path).stderr == ""
     asked = run([*base, "--progress"], tmp_path)
     from harness.progress import validation_steps
-    from harness.settings import settings_from_flags
-    from harness.validate import Settings
+    from harness.match.settings import settings_from_flags
+    from harness.validate.validator import Settings
 
     total = validation_steps(Settings(settings_from_flags({"game": "betsy", "time": 1}), sizes=("3",), quick=True,
                                       games=0))
@@ -97,11 +97,11 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
 ])
 def test_the_validation_bar_total_is_the_number_of_steps_a_run_reports(game: str, program: str,
                                                                        options: dict[str, object]) -> None:
-    from harness.engines import command_engine
+    from harness.referee.engine_specs import command_engine
     from harness.progress import validation_steps
-    from harness.settings import settings_from_flags
-    from harness.validate import Settings, validate
-    from harness.validate_kings_horses import validate_kings_horses
+    from harness.match.settings import settings_from_flags
+    from harness.validate.validator import Settings, validate
+    from harness.validate.kings_horses import validate_kings_horses
 
     play = settings_from_flags({"game": game, "time": 10 if game == "kings-horses" else 1})
     settings = Settings(play, concurrency=2, **options)  # type: ignore[arg-type]

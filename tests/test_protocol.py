@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.games.betsy import Position
-from harness.protocol import (
+from harness.games.betsy.rules import Position
+from harness.referee.protocol import (
     Answer,
     Verdict,
     answer_warnings,
@@ -160,7 +160,7 @@ def test_verdict_values_are_the_wire_names() -> None:
 
 
 def test_warnings_carry_a_kind_and_serialise_as_kind_and_text() -> None:
-    from harness.protocol import CallWarning, WarningKind
+    from harness.referee.protocol import CallWarning, WarningKind
 
     warnings = answer_warnings(Answer(1, ".", 1, 2), -9)
     assert [w.kind for w in warnings] == [WarningKind.LINES_AFTER_ANSWER, WarningKind.SIGNAL_AFTER_ANSWER]

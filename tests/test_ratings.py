@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from harness.ratings import (
+from harness.report.ratings import (
     GameResult,
     Rating,
     elo_ratings,

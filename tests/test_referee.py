@@ -1,9 +1,9 @@
 """Fault injection for the referee: real misbehaving programs (tests/fake_engines/) run through ``ask``.
 
-Every call is checked for three things besides its verdict: ``ask`` returned within limit + grace + 3 s
-of wall time (room for a loaded machine), no process of the call is left alive (the fakes that spawn children record their pids in
-the file named by ``$FAKE_ENGINE_PIDS``; besides, the test process -- a child subreaper once the referee
-has run -- must have no new live children), and the verdict is exactly the expected one.
+Every call is checked for three things besides its verdict: ``ask`` returned within limit + grace + 10 s
+of wall time (wide: a loaded machine can take seconds to start a Python program), no process of the
+call is left alive (the fakes that spawn children record their pids in the file named by
+``$FAKE_ENGINE_PIDS``; besides, the test process -- a child subreaper once the referee has run -- must have no new live children), and the verdict is exactly the expected one.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.games.betsy import Position
-from harness.protocol import Verdict
-from harness.referee import CallResult, Limits, ask, resolve_interpreter
+from harness.games.betsy.rules import Position
+from harness.referee.protocol import Verdict
+from harness.referee.referee import CallResult, Limits, ask, resolve_interpreter
 from tests.conftest import SEED_BOARD, namespaced_processes, require_sandbox
 
 FAKES = Path(__file__).resolve().parent / "fake_engines"
@@ -107,7 +107,7 @@ def call(
     started = time.monotonic()
     result = ask(command, position, seconds, mode(limits))
     wall = time.monotonic() - started
-    assert wall < seconds + limits.grace + 3, f"ask() took {wall:.2f} s: {result}"
+    assert wall < seconds + limits.grace + 10, f"ask() took {wall:.2f} s: {result}"
     survivors = [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert not survivors, f"processes of the call still alive: {survivors}"
     assert namespaced_processes() <= namespaced_before, "processes of the sandbox still alive"

@@ -66,7 +66,7 @@ def test_evaluation_and_suites_come_from_the_game() -> None:
     for game in GAMES.values():
         start = game.initial(game.default_size)
         assert isinstance(game.evaluate(start), int)
-        if game.name == "kings-horses":  # its validation is its own (harness/validate_kings_horses.py)
+        if game.name == "kings-horses":  # its validation is its own (harness/validate/kings_horses.py)
             with pytest.raises(NotImplementedError):
                 game.suites()
         else:

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.html_page import json_script
-from harness.match import Standing
-from harness.report import EngineRow, Report, render_text
-from harness.store import Store
+from harness.report.page import json_script
+from harness.match.match import Standing
+from harness.report.report import EngineRow, Report, render_text
+from harness.store.store import Store
 from tests.conftest import ARENA, ROOT, cannot_run_here, run_program
 
 if TYPE_CHECKING:

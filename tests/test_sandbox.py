@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
-from harness.games.betsy import PLAYERS, Position
-from harness.protocol import Verdict
-from harness.referee import Limits, ask
+from harness.referee import sandbox as sandbox
+from harness.games.betsy.rules import PLAYERS, Position
+from harness.referee.protocol import Verdict
+from harness.referee.referee import Limits, ask
 from tests.conftest import ARENA, ROOT, SEED_BOARD, cannot_run_here, live_descendants, namespaced_processes, require_sandbox
 
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
@@ -297,8 +297,8 @@ def test_killing_the_referee_kills_the_sandboxed_engine(tmp_path: Path) -> None:
     script.write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from harness.games.betsy import Position\n"
-        "from harness.referee import Limits, ask\n"
+        "from harness.games.betsy.rules import Position\n"
+        "from harness.referee.referee import Limits, ask\n"
         "print('asking', flush=True)\n"
         f"ask([sys.executable, {str(ROOT / 'tests' / 'fake_engines' / 'hangs.py')!r}], "
         f"Position.from_text(3, 'o', {SEED_BOARD!r}), 60, Limits(sandbox=True))\n")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import Opening, TournamentConfig, load_config
-from harness.games.betsy import Position, initial_position
+from harness.tournament.config import Opening, TournamentConfig, load_config
+from harness.games.betsy.rules import Position, initial_position
 from harness.errors import UsageError
-from harness.schedule import (
+from harness.tournament.schedule import (
     ScheduledGame,
     check_schedule_size,
     pairings,
@@ -63,8 +63,8 @@ def test_schedule_is_the_same_in_a_fresh_process_with_another_hash_seed(tmp_path
     text = "name: t\nn: [3, 5]\nrounds: 3\nopenings: {plies: 4, seed: 5}\n" + engines_yaml("a", "b", "c")
     config = config_of(tmp_path, text)
     code = (
-        "import json, sys; from dataclasses import asdict; from harness.config import load_config; "
-        "from harness.schedule import schedule; "
+        "import json, sys; from dataclasses import asdict; from harness.tournament.config import load_config; "
+        "from harness.tournament.schedule import schedule; "
         "print(json.dumps([asdict(g) for g in schedule(load_config(sys.argv[1]))]))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

@@ -1,4 +1,4 @@
-"""The pentanomial GSPRT (harness.ratings.pentanomial_llr) and ``arena sprt``."""
+"""The pentanomial GSPRT (harness.report.ratings.pentanomial_llr) and ``arena sprt``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.ratings import (
+from harness.report.ratings import (
     PENTANOMIAL_EPSILON,
     _constrained_mle,
     expected_score,

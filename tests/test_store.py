@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import StoreError
-from harness.store import Store, lock_path
+from harness.store.store import Store, lock_path
 from tests.conftest import ARENA, TINY, arena, assert_nothing_left, live_descendants
 
 SLOW = """
@@ -203,7 +203,7 @@ CREATE TABLE moves (game INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT 
     engine TEXT NOT NULL, move INTEGER, board TEXT, verdict TEXT NOT NULL, seconds REAL NOT NULL,
     warnings_json TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (game, ply));
 """
-"""harness/store.py's schema before games were plugins (commit 67fe04e's parent): Betsy only, no game
+"""harness/store/store.py's schema before games were plugins (commit 67fe04e's parent): Betsy only, no game
 or size column in games."""
 OLD_GAME_COLUMNS = ("id, tournament_id, game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, "
                     "start_player, result, winner, termination, reason, plies, fault_json, finished_at")

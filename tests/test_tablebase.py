@@ -11,8 +11,8 @@ import pytest
 
 from engines.protocol import Rng
 from engines.tablebase import LOSS, WIN, Tablebase, build, position_index, probe
-from harness.games.betsy import Position, initial_position
-from harness.protocol import find_answer
+from harness.games.betsy.rules import Position, initial_position
+from harness.referee.protocol import find_answer
 from tests.conftest import ROOT, run_program
 
 ORACLE = ROOT / "tests" / "data" / "betsy3_oracle_sample.jsonl"

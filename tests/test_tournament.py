@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config
-from harness.ratings import paired_estimate
-from harness.schedule import schedule
-from harness.store import Store
-from harness.tournament import run_tournament
+from harness.tournament.config import load_config
+from harness.report.ratings import paired_estimate
+from harness.tournament.schedule import schedule
+from harness.store.store import Store
+from harness.tournament.run import run_tournament
 from tests.conftest import ROOT, assert_nothing_left, live_descendants, run_program
 
 FAKES = ROOT / "tests" / "fake_engines"
@@ -398,8 +398,8 @@ engines:
 
 def test_a_worker_holding_the_limits_still_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
     # A pool worker starts its engines directly (no prlimit in front): a missing program is a start failure.
-    code = ("from harness.referee import Limits, ask, inherit_limits\n"
-            "from harness.games.betsy import initial_position\n"
+    code = ("from harness.referee.referee import Limits, ask, inherit_limits\n"
+            "from harness.games.betsy.rules import initial_position\n"
             "inherit_limits(Limits())\n"
             f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), 1, Limits()).detail)\n")
     result = run_program([sys.executable, "-c", code])

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from harness.games.connect4 import Position
+from harness.games.connect4.rules import Position
 from harness.games.registry import PLAYERS
 from tests.conftest import ARENA, run_program
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.validate import REQUIRED, performance_rating
+from harness.validate.validator import REQUIRED, performance_rating
 from tests.conftest import ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
@@ -287,7 +287,7 @@ def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_
     html = page.read_text()
     check = first_failure(report, "rules")
     move, printed = check["printed"][-1].split()
-    from harness.games.betsy import Position
+    from harness.games.betsy.rules import Position
 
     right = Position.from_text(3, check["player"], check["board"]).after(int(move)).board()
     assert printed != right

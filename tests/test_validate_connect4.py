@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.games.connect4 import Position
+from harness.games.connect4.rules import Position
 from tests.conftest import ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students_connect4"

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from harness.engines import command_engine
-from harness.settings import GameSettings
-from harness.validate import Settings, Status, validate
-from harness.validate_render import render_html, render_text
+from harness.referee.engine_specs import command_engine
+from harness.match.settings import GameSettings
+from harness.validate.validator import Settings, Status, validate
+from harness.validate.render import render_html, render_text
 from tests.conftest import ARENA, ROOT, run_program
 from tests.test_report_html import OVERLAPS, Tab, browser, fits, sized_tab, tab  # noqa: F401  (the browser fixtures)
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from harness.engines import command_engine
+from harness.referee.engine_specs import command_engine
 from harness.errors import EngineError
-from harness.settings import GameSettings
-from harness.validate import Settings
-from harness.validate_kings_horses import validate_kings_horses
-from harness.validate_render import render_text
+from harness.match.settings import GameSettings
+from harness.validate.validator import Settings
+from harness.validate.kings_horses import validate_kings_horses
+from harness.validate.render import render_text
 from tests.conftest import ARENA, ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students_kings_horses"
@@ -69,7 +69,7 @@ def test_our_bestmove_passes_everything() -> None:
 
 
 def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
-    from harness.validate_kings_horses import validate_kings_horses as run
+    from harness.validate.kings_horses import validate_kings_horses as run
 
     program = str(STUDENTS / "colours_swapped" / "bestmove.py")
     settings = Settings(GameSettings(game="kings-horses", time=1), quick=True, concurrency=2)

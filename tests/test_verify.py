@@ -1,4 +1,4 @@
-"""harness.verify: a record is believed only when its moves, replayed through the rules, give its end."""
+"""harness.match.verify: a record is believed only when its moves, replayed through the rules, give its end."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import builtin_engine, command_engine
+from harness.referee.engine_specs import builtin_engine, command_engine
 from harness.games.registry import get_game
-from harness.match import Fault, GameRecord, MoveRecord, Termination, play_game
-from harness.protocol import CallWarning, Verdict, WarningKind
-from harness.schedule import ScheduledGame
-from harness.settings import GameSettings
-from harness.records import record_from_data
-from harness.verify import RecordRefused, check_record, check_scheduled, derived_end
+from harness.match.match import Fault, GameRecord, MoveRecord, Termination, play_game
+from harness.referee.protocol import CallWarning, Verdict, WarningKind
+from harness.tournament.schedule import ScheduledGame
+from harness.match.settings import GameSettings
+from harness.store.records import record_from_data
+from harness.match.verify import RecordRefused, check_record, check_scheduled, derived_end
 
 FAKES = Path(__file__).parent / "fake_engines"
 
@@ -166,7 +166,7 @@ def test_a_mover_that_is_neither_x_nor_o_is_refused() -> None:
 
 
 def test_a_value_shown_in_a_message_is_short_whatever_its_size() -> None:
-    from harness.verify import shown
+    from harness.match.verify import shown
 
     assert shown(10**400) == "10000000000000000000...(401 characters)"
     assert shown("a" * 100) == repr("a" * 40) + "..."

@@ -148,8 +148,8 @@ class Game:
         return [position.size_text, position.player, position.board(), seconds]
 
     def find_answer(self, position: Any, lines: Sequence[str]) -> Any:
-        """The engine's answer in its output lines (harness.protocol.Answer), or None."""
-        from harness.protocol import find_answer
+        """The engine's answer in its output lines (harness.referee.protocol.Answer), or None."""
+        from harness.referee.protocol import find_answer
 
         return find_answer(lines)
 
@@ -158,8 +158,8 @@ class Game:
         raise NotImplementedError
 
     def suites(self) -> Any:
-        """What ``arena validate`` asks a program about in this game (harness.positions.Suites)."""
-        from harness.positions import suites
+        """What ``arena validate`` asks a program about in this game (harness.games.suites.Suites)."""
+        from harness.games.suites import suites
 
         return suites(self.name)
 
@@ -208,22 +208,22 @@ class Betsy(Game):
     draws_by_repetition = True
 
     def parse_size(self, text: str | int) -> str:
-        from harness.games.betsy import parse_n
+        from harness.games.betsy.rules import parse_n
 
         return str(parse_n(str(text)))
 
     def initial(self, size: str, options: RuleOptions | None = None) -> Any:
-        from harness.games.betsy import initial_position
+        from harness.games.betsy.rules import initial_position
 
         return initial_position(int(self.parse_size(size)), _priority(options))  # type: ignore[arg-type]
 
     def position(self, size: str | int, player: str, board: str, options: RuleOptions | None = None) -> Any:
-        from harness.games.betsy import Position as BetsyPosition
+        from harness.games.betsy.rules import Position as BetsyPosition
 
         return BetsyPosition.from_text(str(size), player, board, _priority(options))  # type: ignore[arg-type]
 
     def parse_move(self, text: str) -> int:
-        from harness.games.betsy import parse_move
+        from harness.games.betsy.rules import parse_move
 
         return parse_move(text)
 
@@ -258,22 +258,22 @@ class ConnectFour(Game):
     example_sizes = ("7x6", "8x8")
 
     def parse_size(self, text: str | int) -> str:
-        from harness.games.connect4 import parse_size, size_text
+        from harness.games.connect4.rules import parse_size, size_text
 
         return str(size_text(*parse_size(str(text))))
 
     def initial(self, size: str, options: RuleOptions | None = None) -> Any:
-        from harness.games.connect4 import initial_position, parse_size
+        from harness.games.connect4.rules import initial_position, parse_size
 
         return initial_position(*parse_size(size))
 
     def position(self, size: str | int, player: str, board: str, options: RuleOptions | None = None) -> Any:
-        from harness.games.connect4 import Position as C4Position
+        from harness.games.connect4.rules import Position as C4Position
 
         return C4Position.from_text(str(size), player, board)
 
     def parse_move(self, text: str) -> int:
-        from harness.games.connect4 import parse_move
+        from harness.games.connect4.rules import parse_move
 
         return parse_move(text)
 
@@ -298,20 +298,20 @@ class KingsHorses(Game):
     numbered_rows = True
 
     def parse_size(self, text: str | int) -> str:
-        from harness.games.kings_horses import parse_size
+        from harness.games.kings_horses.rules import parse_size
 
         return str(parse_size(str(text)))
 
     def initial(self, size: str, options: RuleOptions | None = None) -> Any:
         """The knights in the band's far corners (the game has no fixed start: games start from
         random positions, see ``random_start``)."""
-        from harness.games.kings_horses import Position as KHPosition
+        from harness.games.kings_horses.rules import Position as KHPosition
 
         n = int(self.parse_size(size))
         return KHPosition(((n, n - 2), (n - 2, n), (n, n), (n - 1, n - 1)), 0, n)
 
     def position(self, size: str | int, player: str, board: str, options: RuleOptions | None = None) -> Any:
-        from harness.games.kings_horses import Position as KHPosition
+        from harness.games.kings_horses.rules import Position as KHPosition
 
         return KHPosition.from_text(str(size), player, board)
 
@@ -319,7 +319,7 @@ class KingsHorses(Game):
         """A random close race with coordinates in 1..size: the side to move has a move and its
         knights' lone-move count leads by -1 to 2. Far from that the count decides the game and
         any program converts it; close races are where play tells programs apart."""
-        from harness.games.kings_horses import random_position, race_lead
+        from harness.games.kings_horses.rules import random_position, race_lead
 
         while True:
             position = random_position(int(self.parse_size(size)), rng)
@@ -327,12 +327,12 @@ class KingsHorses(Game):
                 return position
 
     def parse_move(self, text: str) -> int:
-        from harness.games.kings_horses import parse_move
+        from harness.games.kings_horses.rules import parse_move
 
         return parse_move(text)
 
     def describe_move(self, move: int) -> str:
-        from harness.games.kings_horses import describe
+        from harness.games.kings_horses.rules import describe
 
         return describe(move)
 
@@ -343,7 +343,7 @@ class KingsHorses(Game):
         return f"coordinates 1..{size}"
 
     def position_phrase(self, size: str, player: str) -> str:
-        from harness.games.kings_horses import PLAYERS, WORDS
+        from harness.games.kings_horses.rules import PLAYERS, WORDS
 
         return f"{player} ({WORDS[PLAYERS.index(player)]}) to move"  # the board has no size; the sides have names
 
@@ -351,7 +351,7 @@ class KingsHorses(Game):
         return None  # the side to move without a move has lost: winner() says so
 
     def render(self, position: Any, last_move: int | None = None) -> str:
-        from harness.games.kings_horses import render
+        from harness.games.kings_horses.rules import render
 
         return render(position, last_move)
 
@@ -370,7 +370,7 @@ class KingsHorses(Game):
         return ["--move", *position.words()]
 
     def find_answer(self, position: Any, lines: Sequence[str]) -> Any:
-        from harness.protocol import find_position_answer
+        from harness.referee.protocol import find_position_answer
 
         return find_position_answer(position, lines)
 
@@ -380,7 +380,7 @@ class KingsHorses(Game):
         return int(evaluate(position))
 
     def suites(self) -> Any:
-        raise NotImplementedError("All The King's Horses has its own validation (harness.validate_kings_horses)")
+        raise NotImplementedError("All The King's Horses has its own validation (harness.validate.kings_horses)")
 
 
 def _priority(options: RuleOptions | None) -> str:
@@ -404,7 +404,7 @@ def game_of(position: object) -> Game:
     """The game a position belongs to (by its module)."""
     module = type(position).__module__
     for game in GAMES.values():
-        if module == f"harness.games.{game.name.replace('-', '_')}":
+        if module == f"harness.games.{game.name.replace('-', '_')}.rules":
             return game
     raise TypeError(f"not a game position: {position!r}")
 

@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness.games.betsy import Position  # noqa: E402
+from harness.games.betsy.rules import Position  # noqa: E402
 
 table_path, n, player, board, _seconds = sys.argv[1:6]
 move = json.load(open(table_path))[f"{player} {board}"]

@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness.games.betsy import Position  # noqa: E402
+from harness.games.betsy.rules import Position  # noqa: E402
 
 delay, n, player, board, _seconds = sys.argv[1:6]
 time.sleep(float(delay))

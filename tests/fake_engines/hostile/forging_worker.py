@@ -21,7 +21,7 @@ from typing import Any
 
 from distributed.protocol.serialize import Serialized
 
-import harness.cluster as cluster
+import harness.tournament.cluster as cluster
 
 _LOCK = threading.Lock()
 

@@ -1,0 +1,120 @@
+"""The settings of a game -- which game, the clock, the ply limit, rule options -- as one frozen,
+checked object.
+
+``GameSettings`` is the only place these values are validated. A tournament config's keys of the
+same names and the CLI flags (``--game``, ``--time``, ``--allow-fractional-time``, ``--grace``,
+``--max-plies``, ``--win-priority``) both become a ``GameSettings``; from there it goes unchanged
+down to the match loop and, as time limit and ``Limits``, to the referee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import pydantic
+
+from harness.errors import UsageError
+from harness.games.registry import GAME_NAMES, Game, RuleOptions, get_game
+from harness.referee.protocol import MAX_GRACE, MAX_SECONDS
+from harness.referee.referee import Limits
+
+MAX_PLIES = 10_000
+"""The largest ply limit accepted (config ``max_plies``, ``--max-plies``)."""
+
+GameName = Literal["betsy", "connect4", "kings-horses"]
+WinPriority = Literal["mover", "blue"]
+
+assert set(GameName.__args__) == set(GAME_NAMES), "GameName must list every registered game"  # type: ignore[attr-defined]
+
+
+class GameSettings(pydantic.BaseModel):
+    """Which game and how it is played; immutable once checked."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    game: GameName = "betsy"
+    """The game's name (harness.games.registry)."""
+    time: float = pydantic.Field(1.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    """Seconds per move, the protocol's SECONDS."""
+    allow_fractional_time: bool = False
+    """Whether ``time`` may have a fraction (many programs read SECONDS with int())."""
+    grace: float = pydantic.Field(0.5, ge=0, le=MAX_GRACE, allow_inf_nan=False)
+    """Seconds past the limit allowed for start-up and exit."""
+    max_plies: int = pydantic.Field(200, ge=1, le=MAX_PLIES)
+    """A game still going after this many plies is a draw."""
+    win_priority: WinPriority = "mover"
+    """Betsy: whose lines count first when one move completes lines of both colours."""
+
+    @pydantic.model_validator(mode="after")
+    def _consistent(self) -> GameSettings:
+        if not self.allow_fractional_time and not float(self.time).is_integer():
+            raise ValueError(
+                f"time: expected a whole number of seconds (or set allow_fractional_time: true), got {self.time!r}"
+            )
+        if self.game != "betsy" and self.win_priority != "mover":
+            raise ValueError(f"win_priority: a Betsy rule, {self.game} has no such option")
+        return self
+
+    @property
+    def rules(self) -> Game:
+        """The game's rules (harness.games.registry.Game)."""
+        return get_game(self.game)
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options for positions of this game."""
+        return RuleOptions(self.win_priority)
+
+    def limits(self, **caps: Any) -> Limits:
+        """The referee's limits for one call: grace and time format from here, resource caps given."""
+        return Limits(grace=self.grace, allow_fractional_time=self.allow_fractional_time, **caps)
+
+
+_FLAGS = {
+    "game": "--game", "time": "--time", "allow_fractional_time": "--allow-fractional-time",
+    "grace": "--grace", "max_plies": "--max-plies", "win_priority": "--win-priority",
+}
+
+
+def settings_from_flags(values: Mapping[str, object]) -> GameSettings:
+    """``GameSettings`` from command-line values; a bad value is a UsageError naming its flag."""
+    try:
+        return GameSettings.model_validate(dict(values))
+    except pydantic.ValidationError as error:
+        raise UsageError(flag_problem(error.errors()[0], values)) from None
+
+
+def flag_problem(error: Any, values: Mapping[str, object]) -> str:
+    """One pydantic error of a GameSettings made from flags, in the CLI's words."""
+    loc = tuple(error.get("loc") or ())
+    message = str(error.get("msg", "")).removeprefix("Value error, ")
+    if not loc:  # the model validator: "key: why"
+        key, _, why = message.partition(": ")
+        flag = _FLAGS.get(key, key)
+        why = why.split(", got ")[0].replace("(or set allow_fractional_time: true)",
+                                             "(or give --allow-fractional-time)")
+        return f"invalid {flag} {values.get(key)!r}: {why}"
+    key = str(loc[0])
+    flag = _FLAGS.get(key, key)
+    value = values.get(key)
+    ctx = error.get("ctx") or {}
+    kind = error.get("type", "")
+    shown = f"{value:g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
+    if kind == "literal_error":
+        return f"invalid {flag} {shown}: use {str(ctx.get('expected')).replace(chr(39), '')}"
+    if key == "time" and kind == "less_than_equal":
+        return f"invalid {flag} {shown}: over the maximum of {MAX_SECONDS} s per move"
+    if kind == "finite_number" and key in _BOUNDS:
+        return f"invalid {flag} {shown}: {_BOUNDS[key]}"
+    if kind in ("greater_than", "greater_than_equal", "less_than_equal"):
+        if key in _BOUNDS:
+            return f"invalid {flag} {shown}: {_BOUNDS[key]}"
+    return f"invalid {flag} {shown}: {message}"
+
+
+_BOUNDS = {
+    "time": f"give a positive number of seconds (at most {MAX_SECONDS})",
+    "grace": f"give a number of seconds from 0 to {MAX_GRACE}",
+    "max_plies": f"give a number of moves from 1 to {MAX_PLIES}",
+}

@@ -1,0 +1,245 @@
+"""The per-move engine protocol: the argv of one call, and the parsing of what the engine printed.
+
+Pure functions, no processes: the referee feeds them what it read. See docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.games.registry import Position
+
+Move = int
+
+
+class Verdict(str, enum.Enum):
+    """How one engine call ended. Anything but OK loses the game for that engine."""
+
+    OK = "ok"
+    TIME = "time"
+    """Still running at the deadline with no answer."""
+    NO_ANSWER = "no-answer"
+    """Exited without a well-formed answer (crash, garbage, silence)."""
+    OUTPUT_LIMIT = "output-limit"
+    """Printed more than the output cap."""
+    ILLEGAL_MOVE = "illegal-move"
+    """A move that is not legal in the position."""
+    BOARD_MISMATCH = "board-mismatch"
+    """A board that is not the result of the move."""
+    FAILED_TO_START = "failed-to-start"
+    """The program could not be started."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class WarningKind(str, enum.Enum):
+    """What a protocol warning is about: tolerated, recorded, never a fault."""
+
+    LINES_AFTER_ANSWER = "lines-after-answer"
+    """Non-blank lines printed after the answer line."""
+    EXIT_STATUS_AFTER_ANSWER = "exit-status-after-answer"
+    """Exited with a non-zero status after answering."""
+    SIGNAL_AFTER_ANSWER = "signal-after-answer"
+    """Killed by a signal (its own, or a limit's) after answering."""
+    KILLED_AT_DEADLINE = "killed-at-deadline"
+    """Still running at the deadline, killed; its last answer counts."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CallWarning(str):
+    """One protocol warning: its text (this string) and its ``kind``, a WarningKind.
+
+    A ``str`` so that it reads as the sentence it is; code asks ``kind``, never the words."""
+
+    kind: WarningKind
+
+    def __new__(cls, kind: WarningKind, text: str) -> CallWarning:
+        warning = super().__new__(cls, text)
+        warning.kind = kind
+        return warning
+
+    def __reduce__(self) -> tuple[type[CallWarning], tuple[WarningKind, str]]:
+        return CallWarning, (self.kind, str(self))
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind.value, "text": str(self)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> CallWarning:
+        """The warning from its ``{kind, text}`` form."""
+        return cls(WarningKind(data["kind"]), str(data["text"]))
+
+
+# A well-formed answer: two tokens, a signed whole number and a board of . x o. Range, legality and
+# board length are judged afterwards, so a wrong board is a board-mismatch rather than "no answer".
+_ANSWER = re.compile(r"\s*([+-]?\d+)\s+([.xo]+)\s*")
+
+
+MAX_SECONDS = 3600
+"""The longest time limit per move accepted anywhere (config ``time``, ``--time``)."""
+MAX_GRACE = 60
+"""The longest grace past the limit accepted anywhere (config ``grace``, ``--grace``)."""
+
+
+def format_seconds(seconds: float, allow_fractional: bool = False) -> str:
+    """The SECONDS argument: a whole number unless fractions are allowed.
+
+    Many existing programs parse it with ``int()``, so a whole limit is printed as ``5``, not ``5.0``.
+    """
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"time limit must be a positive number of seconds, got {seconds!r}")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"time limit {seconds:g} s is over the maximum of {MAX_SECONDS} s per move")
+    if float(seconds).is_integer():
+        return str(int(seconds))
+    if not allow_fractional:
+        raise ValueError(
+            f"time limit {seconds!r} is not a whole number of seconds; use a whole number, or allow "
+            f"fractions (allow_fractional_time: true) if every engine accepts them"
+        )
+    return repr(float(seconds))
+
+
+def engine_argv(
+    command: Sequence[str],
+    position: Position,
+    seconds: float,
+    allow_fractional: bool = False,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    """``PROGRAM SIZE PLAYER BOARD SECONDS`` for one move (SIZE: Betsy's ``n``, Connect Four's
+    ``WxH``; All The King's Horses: ``PROGRAM --move PLAYER b1r b1c ... w2c``), then any
+    engine-specific ``extra_args``."""
+    from harness.games.registry import game_of
+
+    return [*command, *game_of(position).argv(position, format_seconds(seconds, allow_fractional)), *extra_args]
+
+
+def parse_answer_line(line: str) -> tuple[Move, str] | None:
+    """``(move, board)`` if ``line`` is a well-formed ``MOVE BOARD`` line, else None."""
+    match = _ANSWER.fullmatch(line)
+    if match is None:
+        return None
+    return int(match.group(1)), match.group(2)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The engine's answer found in its output."""
+
+    move: Move
+    """The move as printed."""
+    board: str
+    """The board as printed."""
+    line_number: int
+    """1-based index of the answer line among the complete lines read."""
+    lines_after: int
+    """Non-blank lines printed after the answer (tolerated, reported as a warning)."""
+    text: str = ""
+    """The answer as printed, where the move is read from it (All The King's Horses)."""
+
+
+def find_answer(lines: Sequence[str]) -> Answer | None:
+    """The last well-formed ``MOVE BOARD`` line of ``lines`` (complete lines only), or None."""
+    for index in range(len(lines) - 1, -1, -1):
+        parsed = parse_answer_line(lines[index])
+        if parsed is not None:
+            after = sum(1 for line in lines[index + 1:] if line.strip())
+            return Answer(parsed[0], parsed[1], index + 1, after)
+    return None
+
+
+_POSITION_LINE = re.compile(r"\s*(BLACK|WHITE)((?:\s+\d{1,7}){8})\s*")
+_VERDICT_LINE = re.compile(r"\s*(BLACK|WHITE) WILL WIN\s*")
+
+
+def find_position_answer(position: Position, lines: Sequence[str]) -> Answer | None:
+    """All The King's Horses: the last line ``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (the next
+    position, the opponent to move) as an Answer. Its move is the legal move that gives that position
+    (a side's two knights in either order), or 0 when none does -- also when it names the same side
+    to move again; its board is the printed eight numbers, and its text the printed line. A verdict
+    line after it is the protocol's and not counted as a line after the answer."""
+    from harness.games.kings_horses.rules import Position as KHPosition
+    from harness.games.kings_horses.rules import PositionError as KHError
+
+    for index in range(len(lines) - 1, -1, -1):
+        match = _POSITION_LINE.fullmatch(lines[index])
+        if match is None:
+            continue
+        words = [match.group(1), *match.group(2).split()]
+        after = [line for line in lines[index + 1:] if line.strip()]
+        if after and _VERDICT_LINE.fullmatch(after[0]):
+            after = after[1:]
+        move = 0
+        try:
+            printed = KHPosition.from_words(words)
+        except KHError:
+            printed = None
+        assert isinstance(position, KHPosition)
+        if printed is not None and printed.turn != position.turn:
+            found = position.move_to(printed)
+            move = found if found is not None else 0
+        board = printed.board() if printed is not None else ",".join(words[1:])
+        return Answer(move, board, index + 1, len(after), " ".join(words))
+    return None
+
+
+def answer_warnings(answer: Answer, exit_status: int | None) -> list[CallWarning]:
+    """Protocol warnings for an accepted answer: prose after it, a failing exit after it."""
+    warnings = []
+    if answer.lines_after:
+        plural = "s" if answer.lines_after > 1 else ""
+        warnings.append(CallWarning(
+            WarningKind.LINES_AFTER_ANSWER,
+            f"{answer.lines_after} line{plural} printed after the answer (the answer should be the last line)",
+        ))
+    if exit_status is not None and exit_status != 0:
+        if exit_status < 0:
+            warnings.append(CallWarning(WarningKind.SIGNAL_AFTER_ANSWER,
+                                        f"killed by signal {-exit_status} after answering"))
+        else:
+            warnings.append(CallWarning(WarningKind.EXIT_STATUS_AFTER_ANSWER,
+                                        f"exited with status {exit_status} after answering"))
+    return warnings
+
+
+def check_answer(position: Position, move: Move, board: str, text: str = "") -> tuple[Verdict, str]:
+    """Judge an answer against the rules: (OK, "") or (ILLEGAL_MOVE | BOARD_MISMATCH, why)."""
+    if text:  # a position answer: the move is the one that gives it (0: none does)
+        if move == 0:
+            from harness.games.registry import game_of
+
+            return Verdict.ILLEGAL_MOVE, (f"no legal move gives the printed position {text} (position "
+                                          f"{' '.join(game_of(position).argv(position, '')[1:])})")
+        return Verdict.OK, ""
+    reason = position.illegal_reason(move)
+    if reason is not None:
+        return Verdict.ILLEGAL_MOVE, f"{reason} (position {position.size_text} {position.player} {position.board()})"
+    expected = position.after(move).board()
+    if board != expected:
+        return Verdict.BOARD_MISMATCH, f"move {move} gives {expected}, but the engine printed {board}"
+    return Verdict.OK, ""
+
+
+def decode_lines(data: bytes, ended_by_exit: bool) -> list[str]:
+    """Complete lines of raw output as text: UTF-8 with replacement, ``\\r`` stripped.
+
+    A last fragment without a newline counts only if the program ended it by exiting
+    (``ended_by_exit``); a line cut off by the referee's kill does not count.
+    """
+    text = data.decode("utf-8", errors="replace")
+    parts = text.split("\n")
+    last = parts.pop()
+    if ended_by_exit and last:
+        parts.append(last)
+    return [part.rstrip("\r") for part in parts]

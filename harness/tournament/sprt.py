@@ -1,0 +1,165 @@
+"""``arena sprt``: play colour-swapped pairs between two engines until the pentanomial GSPRT
+(harness.report.ratings.sprt_pentanomial, fishtest's) accepts H0 (``elo = elo0``) or H1 (``elo = elo1``).
+
+The games are a two-engine gauntlet tournament of ``max_pairs`` rounds (one opening per round,
+played twice with colours swapped), stored in an ordinary results database: the run plays it a
+batch of rounds at a time and tests after each batch, so it is resumable like any tournament (the
+same command goes on where it stopped, and games already stored count) and ``arena report`` reads
+it. The test is on pairs, the unit that colour-swapped openings make independent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.tournament.config import Opening, TournamentConfig, read_openings
+from harness.referee.engine_specs import EngineSpec
+from harness.report.ratings import GameResult, PairedEstimate, SprtResult, paired_estimate, pentanomial, sprt_pentanomial
+from harness.referee.sandbox import SandboxMode
+from harness.match.settings import GameSettings
+from harness.store.store import Store
+from harness.match.match import score_for_x
+
+MAX_PAIRS = 100_000
+
+
+@dataclass(frozen=True)
+class SprtPlan:
+    config: TournamentConfig
+    db: Path
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    batch: int
+    """Rounds (pairs) played between two looks at the test."""
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.config.engines[0].name, self.config.engines[1].name
+
+
+@dataclass(frozen=True)
+class SprtState:
+    pairs: int
+    counts: list[int]
+    """Pentanomial counts of the first engine's pair scores (0, 1/2, 1, 3/2, 2 points)."""
+    test: SprtResult
+    estimate: PairedEstimate | None
+
+
+def engine_name(spec: EngineSpec, taken: set[str]) -> str:
+    """A short name for an engine given on the command line: the built-in's name, or its program
+    file's stem (``betsy_v2`` for ``python3 old/betsy_v2.py``), made unique with ``-2``, ``-3``..."""
+    base = spec.builtin or (Path(spec.program).stem if spec.program else spec.name)
+    base = re.sub(r"[^A-Za-z0-9_.+-]", "-", base).strip("-.") or "engine"
+    if not base[0].isalnum():
+        base = "e" + base
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}-{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def plan(a: EngineSpec, b: EngineSpec, settings: GameSettings, size: str, *, elo0: float, elo1: float,
+         alpha: float, beta: float, max_pairs: int, openings_file: Path | None, seed: int, plies: int,
+         concurrency: int, sandbox: SandboxMode, db: Path | None) -> SprtPlan:
+    """The test's tournament and database (names from the engines; raises ConfigError for an
+    openings file that cannot be read or has no position of this size)."""
+    from harness.errors import ConfigError
+
+    taken: set[str] = set()
+    first = EngineSpec(engine_name(a, taken), a.command, a.program, a.extra_args, a.builtin)
+    second = EngineSpec(engine_name(b, taken), b.command, b.program, b.extra_args, b.builtin)
+    positions: dict[str, tuple[Opening, ...]] = {}
+    if openings_file is not None:
+        positions = read_openings(openings_file.resolve(), settings.rules)
+        if size not in positions:
+            raise ConfigError(f"invalid --openings: {openings_file} holds no {settings.rules.size_phrase(size)} "
+                              "position")
+        positions = {size: positions[size]}
+    name = f"sprt-{first.name}-vs-{second.name}"
+    config = TournamentConfig(
+        name=name, settings=settings, sizes=(size,), format="gauntlet", rounds=max_pairs,
+        openings_plies=plies, openings_seed=seed,
+        openings_file=str(openings_file.resolve()) if openings_file is not None else None,
+        concurrency=concurrency, engines=(first, second), sandbox=sandbox, opening_positions=positions)
+    path = db if db is not None else Path("results") / f"{name}.sqlite"
+    return SprtPlan(config, path, elo0, elo1, alpha, beta, batch=max(2, concurrency))
+
+
+def state(plan: SprtPlan) -> SprtState:
+    """The test on the pairs stored so far."""
+    a, b = plan.names
+    results: list[GameResult] = []
+    if plan.db.exists():
+        store = Store(plan.db, read_only=True)
+        try:
+            tournament = store.latest_tournament(plan.config.name)
+            if tournament is not None:
+                results = [GameResult(g.x, g.o, score_for_x(g.result), g.pair_key) for g in store.games(tournament)]
+        finally:
+            store.close()
+    low, high = sorted((a, b))
+    counts = pentanomial(results).get((low, high), [0] * 5)
+    if low != a:  # counted for the name that sorts first: turn them to a's view
+        counts = counts[::-1]
+    return SprtState(sum(counts), counts, sprt_pentanomial(counts, plan.elo0, plan.elo1, plan.alpha, plan.beta),
+                     paired_estimate(counts))
+
+
+def line(now: SprtState) -> str:
+    """One progress line: pairs, counts, LLR and its bounds, Elo and its interval."""
+    test = now.test
+    if now.estimate is None:
+        elo = "Elo -"
+    else:
+        low, high = now.estimate.elo_ci
+        elo = f"Elo {now.estimate.elo:+.1f} [{low:+.1f}, {high:+.1f}]"
+    return (f"pairs {now.pairs:>5}  pentanomial {now.counts}  LLR {test.llr:+.2f} "
+            f"({test.lower:+.2f}, {test.upper:+.2f})  {elo}")
+
+
+def verdict(plan: SprtPlan, now: SprtState) -> str:
+    a, b = plan.names
+    test = now.test
+    if test.decision == "H1":
+        return (f"H1 accepted: {a} is stronger than {b} by about {plan.elo1:g} Elo or more "
+                f"(LLR {test.llr:+.2f} >= {test.upper:+.2f} after {now.pairs} pairs)")
+    if test.decision == "H0":
+        return (f"H0 accepted: {a} is not {plan.elo1:g} Elo stronger than {b}; about {plan.elo0:g} or less "
+                f"(LLR {test.llr:+.2f} <= {test.lower:+.2f} after {now.pairs} pairs)")
+    return f"no decision after {now.pairs} pairs (the --max-pairs limit): LLR {test.llr:+.2f}"
+
+
+def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
+        on_warning: Callable[[str], None] | None = None) -> SprtState:
+    """Play batches of rounds until the test decides or every round is played; ``show`` gets a
+    progress line after each batch (and one for the games already stored)."""
+    from harness.tournament.run import run_tournament
+
+    rounds = plan.config.rounds
+    warned: set[str] = set()
+
+    def warn_once(text: str) -> None:  # each batch resolves the sandbox again
+        if text not in warned and on_warning is not None:
+            warned.add(text)
+            on_warning(text)
+
+    now = state(plan)
+    show(line(now))
+    next_round = 1
+    while now.test.decision == "continue" and next_round <= rounds:
+        last = min(rounds, next_round + plan.batch - 1)
+        summary = run_tournament(plan.config, plan.db, progress=progress, rounds=(next_round, last),
+                                 on_warning=warn_once)
+        next_round = last + 1
+        if summary.played or next_round > rounds:
+            now = state(plan)
+            if summary.played:
+                show(line(now))
+    return now

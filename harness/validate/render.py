@@ -1,0 +1,370 @@
+"""The validator's report for people: text for a terminal, a self-contained HTML page.
+
+The checks and the report's data are in ``harness.validate.validator``; this module only draws them, each
+board with its game's width (harness.games.registry).
+"""
+
+from __future__ import annotations
+
+import shlex
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from harness.games.errors import PositionError
+from harness.games.registry import Game, get_game
+from harness.report.page import Step, esc, page, paths_relative_to, public_word, replay_html
+from harness.games.suites import suites
+from harness.referee.protocol import Verdict
+from harness.text import cut_note, visible
+from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
+
+STATUS_CSS = {Status.PASS: "pass", Status.FAIL: "fail", Status.WEAK: "weak", Status.INFO: "info",
+              Status.NOT_JUDGED: "unjudged"}
+"""The page's style class for each status (harness/report/static/arena.css)."""
+MARKS = {"pass": "✓", "fail": "✗", "weak": "✗", "info": "i", "unjudged": "–", "warn": "!"}
+
+
+@lru_cache(maxsize=64)
+def _columns(game: str, size: str) -> int:
+    """How many columns a board of ``size`` has (0 when the size is not one of the game's)."""
+    rules = get_game(game)
+    try:
+        return rules.columns(rules.initial(size))
+    except (ValueError, PositionError):
+        return 0
+
+
+def grid(game: str, board: str, size: str) -> tuple[str, int] | None:
+    """A board as drawn: its cells row by row from the top (``.``, ``x``, ``o``) and its width; None
+    when the board does not fit the size. A King's Horses board is drawn from its eight numbers."""
+    rules = get_game(game)
+    if rules.numbered_rows:  # a position on its own: drawn as far as its pieces go
+        try:
+            position = rules.position("", "x", board)
+        except (ValueError, PositionError):
+            return None
+        return rules.picture(position, position), rules.columns(position)
+    columns = _columns(game, size)
+    if not board or not columns or len(board) % columns:
+        return None
+    return board, columns
+
+
+def _draw_board(game: str, board: str, size: str, player: str) -> list[str]:
+    """A board for a terminal, drawn by its game (columns numbered, and rows where the game names
+    squares by row); empty when the board is not a position of that size."""
+    rules = get_game(game)
+    try:  # a position on its own (a King's Horses board without its game's band)
+        return str(rules.render(rules.position("" if rules.numbered_rows else size, player or "x", board))).splitlines()
+    except (ValueError, PositionError):
+        return []
+
+
+_NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
+    Verdict.FAILED_TO_START, Verdict.NO_ANSWER, Verdict.TIME, Verdict.OUTPUT_LIMIT))
+
+
+def _answered(check: Check) -> bool:
+    """Whether the check's evidence holds an answer (a board worth drawing)."""
+    return not check.detail.startswith(_NO_ANSWER_VERDICTS) and check.id not in ("starts", "answers")
+
+
+def _same_cause(check: Check) -> str:
+    """What identifies one root cause: the verdict and detail with the position's numbers removed."""
+    return " ".join("#" if any(ch.isdigit() for ch in word) or set(word) <= set(".xo") else word
+                    for word in check.detail.split())
+
+
+def _answer_form(game: str) -> str:
+    if game == "kings-horses":
+        from harness.validate.kings_horses import ANSWER_FORM
+
+        return ANSWER_FORM
+    return suites(game).answer_form
+
+
+def render_text(report: ValidationReport, verbose: bool = False) -> str:
+    """The report for a terminal: verdict, one line per category, then each failure once (checks
+    that failed the same way are named with the first), with its evidence."""
+    game = get_game(report.game)
+    answer_form = _answer_form(report.game)
+    lines = [report.verdict, f"program: {report.program}", ""]
+    for name, category in report.categories.items():
+        lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")
+    groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
+    for name, category in report.categories.items():
+        for check in category.checks:
+            status = category.status_of(check)
+            if status is Status.FAIL or (verbose and check.warning and status is Status.PASS):
+                groups.setdefault((("warning " if check.passed else "") + name, _same_cause(check)), []).append(
+                    (name, check))
+    warnings = [(name, check) for name, category in report.categories.items()
+                for check in category.checks if check.warning]
+    lines.append("")
+    if warnings and not verbose:
+        lines.append("Warnings:")
+        seen = set()
+        for name, check in warnings:
+            if check.detail not in seen:
+                seen.add(check.detail)
+                lines.append(f"  {name}/{check.id}: {check.detail}")
+        lines.append("")
+    if groups:
+        lines.append("Failed checks:" if not verbose else "Failed checks and warnings:")
+    shown = list(groups.values())
+    for group in shown[: 40 if not verbose else None]:
+        name, check = group[0]
+        also = ""
+        if len(group) > 1:
+            others = [f"{other_name}/{other.id}" if other_name != name else other.id for other_name, other in group[1:]]
+            also = f" (and {', '.join(others[:4])}{f' and {len(others) - 4} more' if len(others) > 4 else ''}: the same way)"
+        lines.append(f"- {name}/{check.id}{also}: {check.detail}")
+        if check.slowest:
+            lines.append("    slowest : " + _slow_call(game, check.slowest[0]))
+            lines += [f"              {_slow_call(game, call)}" for call in check.slowest[1:]]
+        if check.command:
+            lines.append(f"    command : {check.command}")
+        if check.board and _answered(check):
+            lines.append(f"    position: {game.position_phrase(check.size, check.player)}")
+            lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size, check.player)]
+        if check.printed:
+            lines.append("    printed : " + check.printed[0])
+            lines += [f"              {line}" for line in check.printed[1:]]
+            if check.printed_cut:
+                lines.append(f"              {cut_note(check.printed_cut)}")
+        if check.stderr.strip():
+            lines.append(f"    stderr  : {check.stderr.strip().splitlines()[-1][:200]}")
+        hint = fix_hint(check, answer_form) if not _answered(check) else ""
+        if check.expected and not hint:
+            lines.append(f"    expected: {check.expected}")
+        if hint:
+            lines.append(f"    fix     : {hint}")
+    if len(shown) > 40 and not verbose:
+        lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
+    return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
+
+
+def _slow_call(game: Game, call: dict[str, Any]) -> str:
+    """One of a time check's slowest calls: ``2.01 s, no answer: rules/n8-x-midgame (n = 8, x to move)``."""
+    answer = "answered" if call["answered"] else "no answer, stopped"
+    return (f"{call['seconds']:.2f} s, {answer}: {call['id']} "
+            f"({game.position_phrase(str(call['size']), str(call['player']))})")
+
+
+def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
+    """(board the program printed, board its move gives) for a check with an answer, if both known."""
+    from harness.referee.protocol import parse_answer_line
+
+    answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
+    if answer is None or not check.board or not check.size:
+        return None
+    try:
+        position = game.position(check.size, check.player, check.board)
+        if position.illegal_reason(answer[0]) is not None:
+            return answer[1], ""
+        return answer[1], position.after(answer[0]).board()
+    except (ValueError, PositionError):
+        return None
+
+
+def _players(entry: dict[str, Any]) -> dict[str, str]:
+    """Who played x and o in a strength game."""
+    program, opponent = "the program", str(entry["opponent"])
+    return {"x": program, "o": opponent} if entry["student_plays"] == "x" else {"x": opponent, "o": program}
+
+
+def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
+    """A strength game of the validator's report as replay steps: the start, then each ply (a
+    forfeit keeps the board it was played on)."""
+    moves = entry["moves"]
+    names = _players(entry)
+    board = entry.get("start_board") or ""
+    first = moves[0][0] if moves else "x"
+    steps = [Step(board, 0, f"start: {first} to move (x = {names['x']}, o = {names['o']})")]
+    for ply, (player, move, after, verdict, seconds) in enumerate(moves, 1):
+        if verdict == Verdict.OK.value and move is not None and after:
+            board, column, what = after, int(move), game.describe_move(int(move))
+        else:
+            column, what = 0, f"forfeits: {verdict}"
+        steps.append(Step(board, column, f"ply {ply}/{len(moves)}: {player} ({names.get(player, player)}) {what} "
+                                         f"({seconds:.2f} s)"))
+    if len(steps) > 1:
+        last = steps[-1]
+        steps[-1] = Step(last.board, last.column, f"{last.caption}. Result {entry['result']}: {entry['reason']}")
+    return steps
+
+
+def _strength_moves_table(game: Game, entry: dict[str, Any], replay_id: str) -> str:
+    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
+    names = _players(entry)
+    for ply, (player, move, _board, verdict, seconds) in enumerate(entry["moves"], 1):
+        ok = verdict == Verdict.OK.value and move is not None
+        what = game.describe_move(int(move)) if ok else "forfeits"
+        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
+                    f'<td>{esc(player)} {esc(names.get(player, ""))}</td>'
+                    f'<td>{esc(what)}</td><td class="num">{esc(f"{seconds:.2f}")}</td>'
+                    f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
+    return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
+            '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+
+
+def render_html(report: ValidationReport, base: Path | None = None) -> str:
+    """A self-contained page (the project's style sheet and replay script inside it): verdict, a
+    summary table with links to the strength games, the failed checks first with their evidence
+    (the position, the program's board beside the right one, columns numbered), then every
+    category with its passed checks folded, and a replay of each strength game. Paths show
+    relative to ``base`` (the program's folder), else as file names."""
+    with paths_relative_to(base):
+        return _render_html(report)
+
+
+def _board_html(game: str, board: str, size: str, caption: str) -> str:
+    """A board as a table with numbered columns (and rows, where the game names squares by row),
+    under its caption; empty when the board does not fit the size."""
+    drawn = grid(game, board, size)
+    if drawn is None:
+        return ""
+    cells, n = drawn
+    rows = len(cells) // n
+    numbered = get_game(game).numbered_rows
+    lines_count = game == "betsy"  # Betsy's lines count in the top n rows only: shaded
+    corner = "<th></th>" if numbered else ""
+    parts = [f"<tr>{corner}{''.join(f'<th>{esc(column)}</th>' for column in range(1, n + 1))}</tr>"]
+    for r in range(rows):
+        top = " top" if lines_count and r < rows - 3 else ""
+        row = "".join(f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{top}">{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
+                      for ch in cells[r * n:(r + 1) * n])
+        parts.append(f"<tr>{f'<th>{esc(r + 1)}</th>' if numbered else ''}{row}</tr>")
+    return (f'<figure class="board"><figcaption>{esc(caption)}</figcaption>'
+            f'<table class="board">{"".join(parts)}</table></figure>')
+
+
+def _check_html(report: ValidationReport, category: Category, check: Check, opened: bool) -> str:
+    """One check: its status mark, id and detail, and its evidence folded under it."""
+    game = get_game(report.game)
+    status = category.status_of(check)
+    css = "warn" if status is Status.PASS and check.warning else STATUS_CSS[status]
+    parts = [f"<details id='{esc(_anchor(category.name, check.id))}' class='check'{' open' if opened else ''}>"
+             f"<summary class='{esc(css)}'>{esc(MARKS[css])} {esc(category.name)}/{esc(check.id)}: "
+             f"{esc(check.detail)}</summary>"]
+    if check.slowest:
+        rows = "".join(f"<tr><td class='num'>{esc(format(call['seconds'], '.2f'))}</td>"
+                       f"<td>{'answered' if call['answered'] else 'no answer, stopped'}</td><td>{esc(call['id'])}</td>"
+                       f"<td>{esc(game.position_phrase(str(call['size']), str(call['player'])))}</td></tr>"
+                       for call in check.slowest)
+        parts.append("<p>The slowest calls:</p><div class='scroll'><table class='data slowest'><thead><tr>"
+                     "<th class='num'>seconds</th><th>answer</th><th>check</th><th>position</th></tr></thead>"
+                     f"<tbody>{rows}</tbody></table></div>")
+    if check.command:
+        parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
+    if check.board:
+        shading = " (shaded: the top n rows, where lines count)" if report.game == "betsy" else ""
+        parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
+        boards = [_board_html(report.game, check.board, check.size, "asked")]
+        found = _program_and_expected(game, check)
+        note = ""
+        if found is not None:
+            printed, right = found
+            boards.append(_board_html(report.game, printed, check.size, "the program's board"))
+            if right:
+                boards.append(_board_html(report.game, right, check.size, "its move gives"))
+            else:
+                note = "<p>(its move is not legal here)</p>"
+        parts.append(f"<div class='boards'>{''.join(boards)}</div>{note}")
+    if check.printed:
+        cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
+        parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
+    if check.stderr.strip():
+        parts.append(f"<p>Stderr (end):</p><pre>{esc(check.stderr[-800:])}</pre>")
+    if check.expected:
+        parts.append(f"<p>Expected: {esc(check.expected)}</p>")
+    parts.append("</details>")
+    return "".join(parts)
+
+
+def _anchor(category: str, check_id: str) -> str:
+    return f"check-{category}-{check_id}"
+
+
+def _render_html(report: ValidationReport) -> str:
+    game = get_game(report.game)
+    betsy = report.game == "betsy"
+    games = report.strength.get("games") or []
+    parts = [
+        f"<h1>{esc(game.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
+        f"<p class='verdict {'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
+        "<div class='scroll'><table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th>"
+        "</tr></thead><tbody>",
+    ]
+    for name, category in report.categories.items():
+        status = category.status
+        parts.append(f"<tr><td><a href='#{esc(name)}'>{esc(name)}</a></td>"
+                     f"<td class='status {esc(STATUS_CSS[status])}'>{esc(status.value)}</td>"
+                     f"<td>{esc(category.summary)}</td></tr>")
+    parts.append("</tbody></table></div>")
+    parts.append("<p class='muted'>Statuses: pass; fail (decides the exit status); weak (failed checks in a "
+                 "category that does not decide it); info (information, not pass/fail); not judged (no "
+                 "evidence to judge by, never a pass).</p>")
+    if games:
+        links = ", ".join(f"<a href='#game-{esc(number)}'>game {esc(number)}</a> (as {esc(entry['student_plays'])} "
+                          f"against {esc(entry['opponent'])}, {esc(format(entry['score'], 'g'))})"
+                          for number, entry in enumerate(games, 1))
+        parts.append(f"<p>Replays of the strength games: {links}.</p>")
+    failed = [(category, check) for category in report.categories.values() for check in category.failed]
+    if failed:
+        worst = "fail" if any(category.status is Status.FAIL for category, _ in failed) else "weak"
+        parts.append(f"<h2 id='failed' class='{worst}'>Failed checks ({esc(len(failed))})</h2>")
+        parts += [_check_html(report, category, check, True) for category, check in failed]
+    for name, category in report.categories.items():
+        status = category.status
+        parts.append(f"<h2 id='{esc(name)}' class='{esc(STATUS_CSS[status])}'>{esc(name)}: {esc(status.value)}</h2>"
+                     f"<p class='category-summary'>{esc(category.summary)}</p>")
+        if category.failed:
+            links = ", ".join(f"<a href='#{esc(_anchor(name, check.id))}'>{esc(check.id)}</a>"
+                              for check in category.failed)
+            parts.append(f"<p class='fail'>Failed ({esc(len(category.failed))}, shown above): {links}</p>")
+        shown = [check for check in category.checks if category.status_of(check) is not Status.FAIL]
+        warned = [check for check in shown if check.warning]
+        for check in warned:
+            parts.append(_check_html(report, category, check, False))
+        rest = [check for check in shown if not check.warning]
+        passed = [check for check in rest if category.status_of(check) is Status.PASS]
+        if category.role is Role.INFO or len(rest) <= 3:
+            parts += [_check_html(report, category, check, False) for check in rest]
+        else:
+            others = [check for check in rest if category.status_of(check) is not Status.PASS]
+            parts += [_check_html(report, category, check, False) for check in others]
+            if passed:
+                parts.append(f"<details class='group'><summary class='pass'>{esc(MARKS['pass'])} {esc(len(passed))} "
+                             "passed checks</summary>"
+                             + "".join(_check_html(report, category, check, False) for check in passed)
+                             + "</details>")
+    if games:
+        parts.append("<h2 id='games'>Strength games</h2>")
+    size = str(report.strength.get("size", ""))
+    columns = _columns(report.game, size)
+    for number, entry in enumerate(games, 1):
+        end = (f"stopped at the ply cap and adjudicated: {entry['adjudication']['why']}" if entry["adjudication"]
+               else entry["reason"])
+        parts.append(f"<details id='game-{esc(number)}'><summary>game {esc(number)}: the program as "
+                     f"{esc(entry['student_plays'])} against {esc(entry['opponent'])}, score "
+                     f"{esc(format(entry['score'], 'g'))}; {esc(end)}</summary>")
+        steps = strength_steps(game, entry)
+        if columns and all(len(step.board) == len(steps[0].board) for step in steps):
+            replay_id = f"game-{number}-replay"
+            parts.append(replay_html(replay_id, steps, columns, columns if betsy else 0, 0,
+                                     _strength_moves_table(game, entry, replay_id)))
+        last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
+        parts.append(_board_html(report.game, last, size, "final board") + "</details>")
+    return page(f"{game.title} validation", "\n".join(parts), None, scripts=bool(games))
+
+
+def _program(command: str) -> str:
+    """A command line with each word that is an absolute path made public (its file name, or
+    relative to the base folder)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    return shlex.join(public_word(word) for word in words)
