@@ -3,7 +3,8 @@
 Every call is checked for three things besides its verdict: ``ask`` returned within limit + grace + 10 s
 of wall time (wide: a loaded machine can take seconds to start a Python program), no process of the
 call is left alive (the fakes that spawn children record their pids in the file named by
-``$FAKE_ENGINE_PIDS``; besides, the test process -- a child subreaper once the referee has run -- must have no new live children), and the verdict is exactly the expected one.
+``$FAKE_ENGINE_PIDS``; besides, the test process -- a child subreaper once the referee has run -- must
+have no new live children), and the verdict is exactly the expected one.
 """
 
 from __future__ import annotations
