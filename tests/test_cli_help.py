@@ -3,7 +3,7 @@ names for values; `-h` and `--version` work; the defaults it states are each gam
 
 from __future__ import annotations
 
-from importlib.metadata import version
+from importlib.metadata import metadata, version
 
 import pytest
 import typer.main
@@ -78,6 +78,14 @@ def test_dash_h_is_help(path: list[str], monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_version_prints_the_installed_version() -> None:
     assert arena_here("--version") == (0, f"arena {version('betsy-arena')}\n", "")
+
+
+def test_help_and_package_description_name_all_three_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert " ".join(help_text([], monkeypatch).split()).startswith(
+        "Usage: arena [OPTIONS] COMMAND [ARGS]... Betsy Arena: tournaments, validation and engines for Betsy, "
+        "Connect Four and All The King's Horses. Options:")
+    assert metadata("betsy-arena")["Summary"] == (
+        "Tournament harness, validator and engines for the board games Betsy, Connect Four and All The King's Horses")
 
 
 @pytest.mark.parametrize("command", ["match", "play", "sprt"])
