@@ -14,7 +14,6 @@ from typing import Any
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
 from harness.report.page import Step, esc, page, paths_relative_to, public_word, replay_html
-from harness.games.suites import suites
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
 from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
@@ -76,19 +75,11 @@ def _same_cause(check: Check) -> str:
                     for word in check.detail.split())
 
 
-def _answer_form(game: str) -> str:
-    if game == "kings-horses":
-        from harness.validate.kings_horses import ANSWER_FORM
-
-        return ANSWER_FORM
-    return suites(game).answer_form
-
-
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
     game = get_game(report.game)
-    answer_form = _answer_form(report.game)
+    answer_form = get_game(report.game).answer_form
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")

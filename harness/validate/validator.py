@@ -23,7 +23,7 @@ from typing import Any
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
 from harness.games.registry import Game, Position
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
-from harness.games.suites import Case, Suites, suites
+from harness.games.suites import Case, Suites
 from harness.referee.protocol import Verdict, WarningKind
 from harness.referee.referee import CallResult, ask
 from harness.match.settings import GameSettings
@@ -262,7 +262,7 @@ class Validator:
         self.program = program
         self.settings = settings
         self.game: Game = settings.play.rules
-        self.suites: Suites = suites(self.game.name)
+        self.suites: Suites = self.game.suites()
         self.sizes = settings.sizes or self.game.example_sizes
         self.start_problem = start_problem
         self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
@@ -328,7 +328,7 @@ class Validator:
     def finish(self, category: Category) -> Category:
         """Wait for the category's checks and write its summary."""
         self.settle()
-        category.summary = summary(category, self.game, self.suites.fixes, self.suites.answer_form)
+        category.summary = summary(category, self.game, self.suites.fixes, self.game.answer_form)
         return category
 
     # --- categories ---------------------------------------------------------------------------
@@ -348,7 +348,7 @@ class Validator:
             "answers", answered,
             f"last well-formed line: {result.move} {result.board}" if answered
             else f"{result.verdict.value}: {result.detail}",
-            expected=f"a last line '{self.suites.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
+            expected=f"a last line '{self.game.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
             judged=started, **evidence))
         timed = answered or result.verdict is Verdict.TIME
         in_time = timed and result.verdict is not Verdict.TIME
