@@ -113,6 +113,9 @@ class Game(Generic[P, M]):
     """The built-in opponents' Elo in this game, for the validator's strength estimate."""
     validation_seconds = 1
     """``arena validate``'s default time per move."""
+    stores_n = False
+    """Whether records carry the size as the number ``n`` too, and the games table's ``n`` column holds it
+    (Betsy, as before games were plugins, so that existing results resume; 0 there for other games)."""
 
     # --- sizes and positions -------------------------------------------------------------------
 
@@ -149,8 +152,10 @@ class Game(Generic[P, M]):
     # --- stored forms (as before games were plugins, so that existing results resume) -------------
 
     def legacy_n(self, size: str) -> int | None:
-        """The size as the number records carry as ``n`` and the games table's ``n`` column holds
-        (Betsy's n); None: the game has none (its ``n`` column holds 0)."""
+        """The size as the number ``n`` of records and of the games table (``stores_n``); None for a
+        game that stores none, or a size that is not a whole number."""
+        if self.stores_n and size.isascii() and size.isdigit() and len(size) < 6:
+            return int(size)
         return None
 
     def fingerprint_sizes(self, sizes: Sequence[str]) -> dict[str, list[str] | list[int]]:

@@ -27,6 +27,7 @@ class Betsy(Game[Position, int]):
     notation = "c drops into column c, -c rotates column c"
     shading_note = "the top n rows, where lines count"
     reference_elo = {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0}
+    stores_n = True
 
     def parse_size(self, text: str | int) -> str:
         return str(parse_n(str(text)))
@@ -39,9 +40,6 @@ class Betsy(Game[Position, int]):
 
     def parse_move(self, text: str) -> int:
         return parse_move(text)
-
-    def legacy_n(self, size: str) -> int | None:
-        return int(size)
 
     def fingerprint_sizes(self, sizes: Sequence[str]) -> dict[str, list[str] | list[int]]:
         return {"n": [int(size) for size in sizes]}
