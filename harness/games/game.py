@@ -113,6 +113,9 @@ class Game(Generic[P, M]):
     """The built-in opponents' Elo in this game, for the validator's strength estimate."""
     validation_seconds = 1
     """``arena validate``'s default time per move."""
+    own_validation = False
+    """Whether ``arena validate`` checks this game with its own validator (harness.validate.<game>), which
+    draws its own positions (no sizes asked), instead of the generic one over ``suites()``."""
     stores_n = False
     """Whether records carry the size as the number ``n`` too, and the games table's ``n`` column holds it
     (Betsy, as before games were plugins, so that existing results resume; 0 there for other games)."""

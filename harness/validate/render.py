@@ -79,7 +79,7 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
     game = get_game(report.game)
-    answer_form = get_game(report.game).answer_form
+    answer_form = game.answer_form
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")

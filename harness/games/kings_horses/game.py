@@ -29,6 +29,7 @@ class KingsHorses(Game[Position, int]):
     numbered_rows = True
     answer_form = "BLACK WILL WIN or WHITE WILL WIN, as the only line"
     validation_seconds = 10
+    own_validation = True
 
     def parse_size(self, text: str | int) -> str:
         return str(parse_size(str(text)))
