@@ -242,7 +242,7 @@ class Game(Generic[P, M]):
 
     # --- validation ------------------------------------------------------------------------------
 
-    def suites(self) -> Suites:
+    def suites(self) -> Suites[P]:
         """What ``arena validate`` asks a program about in this game (harness.games.suites.Suites)."""
         raise NotImplementedError(f"{self.title} has its own validation")
 

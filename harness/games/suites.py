@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from harness.games.game import PLAYERS, Move, Position
 from harness.rng import Rng
@@ -32,15 +32,18 @@ class GamePosition(Position, Protocol):
 
 
 P = TypeVar("P", bound=GamePosition)
+"""A position the proofs can search."""
+AskedT = TypeVar("AskedT", bound=Position)
+"""A position a suite asks about."""
 
 
 @dataclass(frozen=True)
-class Case(Generic[P]):
+class Case(Generic[AskedT]):
     """One position to ask a program about, and what a right answer must satisfy."""
 
     id: str
     """Stable name, e.g. ``n5-x-no-pebbles-1`` or ``7x6-o-block-1``."""
-    position: P
+    position: AskedT
     description: str
     """What the position exercises, in words."""
     expected: frozenset[int] | None = None
@@ -356,7 +359,7 @@ def quiet_moves(position: GamePosition) -> list[Move]:
 ANY_MOVE = "any legal move and its exact board"
 
 
-class Suites:
+class Suites(Generic[AskedT]):
     """What the validator asks a program about, for one game. Sizes are size texts (``5``, ``7x6``)."""
 
     example_move = 1
@@ -373,27 +376,27 @@ class Suites:
     """The one change that fixes a failure, by kind of position (a case id without size, colour and
     number), or by ``kind/verdict``; the validator's summaries name it."""
 
-    def protocol_position(self) -> GamePosition:
+    def protocol_position(self) -> AskedT:
         """The first position asked: a well-known one, answered by any working program."""
         raise NotImplementedError
 
-    def first_move(self) -> tuple[str, GamePosition]:
+    def first_move(self) -> tuple[str, AskedT]:
         """The empty board of the game's usual size, with its check id."""
         raise NotImplementedError
 
-    def rules(self, sizes: tuple[str, ...], quick: bool) -> Iterator[Case[Any]]:
+    def rules(self, sizes: tuple[str, ...], quick: bool) -> Iterator[Case[AskedT]]:
         """Positions that any legal move with its exact board answers (generated as asked)."""
         raise NotImplementedError
 
-    def robustness(self, quick: bool) -> Iterator[Case[Any]]:
+    def robustness(self, quick: bool) -> Iterator[Case[AskedT]]:
         """The extremes: the largest and smallest boards, near-full boards, hopeless positions."""
         raise NotImplementedError
 
-    def tactics(self, sizes: tuple[str, ...], quick: bool) -> list[Case[Any]]:
+    def tactics(self, sizes: tuple[str, ...], quick: bool) -> list[Case[AskedT]]:
         """Proven tactics: ``expected`` holds exactly the right moves."""
         raise NotImplementedError
 
-    def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[Any]]:
+    def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
         return []
 
     def game_plies(self, size: str, quick: bool) -> int:

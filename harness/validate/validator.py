@@ -259,7 +259,7 @@ class Validator:
         self.program = program
         self.settings = settings
         self.game: Game = settings.play.rules
-        self.suites: Suites = self.game.suites()
+        self.suites: Suites[Position] = self.game.suites()
         self.sizes = settings.sizes or self.game.example_sizes
         self.start_problem = start_problem
         self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,

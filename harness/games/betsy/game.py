@@ -76,7 +76,7 @@ class Betsy(Game[Position, int]):
 
         return int(evaluate(position))
 
-    def suites(self) -> Suites:
+    def suites(self) -> Suites[Position]:
         from harness.games.betsy.suites import BetsySuites
 
         return BetsySuites()

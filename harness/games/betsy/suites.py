@@ -373,7 +373,7 @@ def all_moves_lose_position(n: int, seed: int) -> Position | None:
     return None
 
 
-class BetsySuites(Suites):
+class BetsySuites(Suites[Position]):
     has_last_pebble = True
     has_exact_tables = True
     example_move = 2  # the seed's own answer

@@ -47,7 +47,7 @@ class ConnectFour(Game[Position, int]):
         module: Any = importlib.import_module("engines.connect4_evaluation")
         return int(module.evaluate(position))
 
-    def suites(self) -> Suites:
+    def suites(self) -> Suites[Position]:
         from harness.games.connect4.suites import ConnectFourSuites
 
         return ConnectFourSuites()

@@ -100,7 +100,7 @@ CONNECT4_PROTOCOL_MOVES = (4, 4, 5, 3, 6)
 FULL_COLUMN = "a disc into a column with room; never into a full column"
 
 
-class ConnectFourSuites(Suites):
+class ConnectFourSuites(Suites[connect4.Position]):
     example_move = 4
     fixes = {
         **Suites.fixes,
