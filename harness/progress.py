@@ -86,9 +86,7 @@ def validation_steps(settings: Any) -> int:
 
         found = suite(1, settings.quick)
         return len(found) + sum(1 for case in found if case.band in ("small", "medium") or case.id == "seed-example")
-    from harness.games.suites import suites
-
-    plan = suites(rules.name)
+    plan = rules.suites()
     sizes = settings.sizes or rules.example_sizes
     steps = (1 + sum(1 for _ in plan.rules(sizes, settings.quick)) + len(plan.last_pebble(sizes))
              + sum(1 for _ in plan.robustness(settings.quick)) + len(plan.tactics(sizes, settings.quick)))

@@ -14,15 +14,10 @@ import pytest
 
 from harness.games.betsy.rules import PLAYERS, Position
 from harness.games.connect4.rules import Position as C4Position
-from harness.games.suites import (
-    CONNECT4_TACTIC_KINDS,
-    TACTIC_KINDS,
-    Case,
-    connect4_tactics_suite,
-    last_pebble_suite,
-    suites,
-    tactics_suite,
-)
+from harness.games.betsy.suites import last_pebble_suite, tactics_suite
+from harness.games.connect4.suites import CONNECT4_TACTIC_KINDS, connect4_tactics_suite
+from harness.games.registry import get_game
+from harness.games.suites import TACTIC_KINDS, Case
 from tests.conftest import ROOT
 
 DEFAULT = tactics_suite((3, 5, 8), 4)
@@ -192,9 +187,9 @@ def test_the_reported_false_alarm_is_gone() -> None:
     # Every legal move wins (the exact tables: -3 in 3 plies, 2 and -2 in 5, 1 and -1 in 7); within
     # 3 plies none loses, so no case may single out any of them.
     assert not any(loses_with(position, move, 3) for move in position.legal_moves())
-    from harness.games.suites import _tactic
+    from harness.games.suites import tactic
 
-    assert all(_tactic(position.copy(), kind) is None for kind in TACTIC_KINDS)
+    assert all(tactic(position.copy(), kind, exact=True) is None for kind in TACTIC_KINDS)
     for case in ALL_CASES.values():
         assert (case.position.n, case.position.board()) != (3, ISSUE_BOARD)
 
@@ -267,7 +262,7 @@ def test_suites_are_deterministic_across_calls_and_processes() -> None:
     assert summary(tactics_suite((3, 5, 8), 4, seed=2)) != summary(DEFAULT)
     script = (
         "import json\n"
-        "from harness.games.suites import tactics_suite, last_pebble_suite\n"
+        "from harness.games.betsy.suites import tactics_suite, last_pebble_suite\n"
         "cases = tactics_suite((3, 5, 8), 4) + last_pebble_suite((3, 4, 5, 8, 12))\n"
         "print(json.dumps([(c.id, c.position.n, c.position.player, c.position.board(),"
         " sorted(c.expected), c.description) for c in cases]))\n"
@@ -389,8 +384,9 @@ def test_connect4_descriptions_say_what_is_asked() -> None:
 def test_connect4_suites_are_the_same_in_another_process() -> None:
     script = (
         "import json\n"
-        "from harness.games.suites import connect4_tactics_suite, suites\n"
-        "s = suites('connect4')\n"
+        "from harness.games.connect4.suites import connect4_tactics_suite\n"
+        "from harness.games.registry import get_game\n"
+        "s = get_game('connect4').suites()\n"
         "cases = connect4_tactics_suite(('7x6', '8x8'), 6) + list(s.rules(('7x6', '8x8'), False))"
         " + list(s.robustness(False))\n"
         "print(json.dumps([(c.id, c.position.board(), sorted(c.expected or ())) for c in cases]))\n"
@@ -402,7 +398,7 @@ def test_connect4_suites_are_the_same_in_another_process() -> None:
         (c.id, c.position.board(), sorted(c.expected or ())) for c in here]
 
 
-C4_SUITES = suites("connect4")
+C4_SUITES = get_game("connect4").suites()
 
 
 def full_columns(position: C4Position) -> list[int]:
@@ -447,17 +443,17 @@ def test_connect4_robustness_takes_the_extremes() -> None:
 
 
 def test_each_game_has_its_suites() -> None:
-    assert C4_SUITES.answer_form == "COLUMN NEWBOARD" and suites("betsy").answer_form == "MOVE NEWBOARD"
+    assert get_game("connect4").answer_form == "COLUMN NEWBOARD" and get_game("betsy").answer_form == "MOVE NEWBOARD"
     seed = C4_SUITES.protocol_position()
     assert (seed.size_text, seed.player, seed.board()) == ("7x6", "o", "." * 31 + "o" + "." * 5 + "oxxx.")
     assert C4_SUITES.first_move()[0] == "first-move-8x8"
-    assert C4_SUITES.game_plies("8x8", True) == 64 and suites("betsy").game_plies("5", True) == 16
+    assert C4_SUITES.game_plies("8x8", True) == 64 and get_game("betsy").suites().game_plies("5", True) == 16
     assert C4_SUITES.last_pebble(("7x6",)) == []
-    with pytest.raises(KeyError, match="no validation suites for game 'chess': there are betsy, connect4"):
-        suites("chess")
+    with pytest.raises(NotImplementedError, match="All The King's Horses has its own validation"):
+        get_game("kings-horses").suites()
 
 
 def test_betsy_rules_positions_keep_their_ids() -> None:
-    assert [case.id for case in suites("betsy").rules(("3",), True)] == [
+    assert [case.id for case in get_game("betsy").suites().rules(("3",), True)] == [
         "n3-x-no-pebbles-in-hand-1", "n3-o-no-pebbles-in-hand-1", "n3-x-full-columns", "n3-x-empty-columns",
         "n3-x-midgame", "n3-o-midgame"]

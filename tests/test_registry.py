@@ -71,3 +71,55 @@ def test_evaluation_and_suites_come_from_the_game() -> None:
                 game.suites()
         else:
             assert game.suites() is not None
+
+
+def test_stored_forms_of_sizes_are_each_games_own() -> None:
+    betsy, c4, kh = GAMES.values()
+    # Fingerprints, game ids and the n column as before games were plugins: existing databases resume.
+    assert betsy.fingerprint_sizes(("3", "5")) == {"n": [3, 5]}
+    assert c4.fingerprint_sizes(("7x6", "8x8")) == {"size": ["7x6", "8x8"]}
+    assert kh.fingerprint_sizes(("8",)) == {"size": ["8"]}
+    assert [betsy.game_id_prefix("5"), c4.game_id_prefix("7x6"), kh.game_id_prefix("15")] == ["n5", "7x6", "15"]
+    assert [betsy.size_seed("12"), c4.size_seed("7x6"), c4.size_seed("12x4"), kh.size_seed("30")] == [12, 706, 1204, 30]
+    assert [betsy.legacy_n("12"), betsy.legacy_n("x5"), c4.legacy_n("8x8"), kh.legacy_n("8")] == [12, None, None, None]
+    assert [game.stores_n for game in (betsy, c4, kh)] == [True, False, False]
+    assert [game.size_key for game in (betsy, c4, kh)] == ["n", "size", "size"]
+
+
+def test_rule_options_and_words_are_each_games_own() -> None:
+    betsy, c4, kh = GAMES.values()
+    assert betsy.win_priorities == ("mover", "blue") and c4.win_priorities == kh.win_priorities == ("mover",)
+    with pytest.raises(PositionError, match="^win_priority: expected one of mover, blue, got 'red'$"):
+        betsy.initial("3", RuleOptions("red"))
+    assert betsy.notation == "c drops into column c, -c rotates column c"
+    assert c4.notation == "a column drops a disc into it"
+    assert [game.full_board_verdict for game in (betsy, c4, kh)] == ["", "Tie game!", ""]
+    assert [betsy.shaded_rows(5), c4.shaded_rows(7), kh.shaded_rows(4)] == [5, 0, 0]
+    assert [game.shading_note for game in (betsy, c4, kh)] == ["the top n rows, where lines count", "", ""]
+    assert [betsy.count_phrase(12), betsy.count_phrase(1), c4.count_phrase(1), kh.count_phrase(4)] == [
+        "12 games", "1 game", "1 connect4 game", "4 kings-horses games"]
+    assert [betsy.sizes_phrase(["3", "5"]), c4.sizes_phrase(["7x6", "8x8"]), kh.sizes_phrase(["8", "15"])] == [
+        "n = 3, 5", "7x6, 8x8", "starts in 1..8, 1..15"]
+    assert [game.answer_form for game in (betsy, c4, kh)] == [
+        "MOVE NEWBOARD", "COLUMN NEWBOARD", "BLACK WILL WIN or WHITE WILL WIN, as the only line"]
+    assert [game.validation_seconds for game in (betsy, c4, kh)] == [1, 1, 10]
+    assert [game.own_validation for game in (betsy, c4, kh)] == [False, False, True]
+    assert betsy.reference_elo == {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0}
+    assert c4.reference_elo == {"random": 0.0, "greedy": 645.0, "alphabeta": 1090.0} and kh.reference_elo == {}
+
+
+def test_only_kings_horses_judges_its_start_positions_exactly() -> None:
+    betsy, c4, kh = GAMES.values()
+    assert betsy.start_oracle() is None and c4.start_oracle() is None
+    judge = kh.start_oracle()
+    assert judge is not None
+    # The seed's example, BLACK 2 2 3 3 1 2 3 1: BLACK WILL WIN; white to move with no move loses.
+    assert judge(kh.position("8", "x", "2,2,3,3,1,2,3,1")) == "x"
+    assert judge(kh.position("8", "o", "3,3,5,5,1,1,2,2")) == "x"
+
+
+def test_each_position_names_its_game() -> None:
+    for game in GAMES.values():
+        assert game_of(game.initial(game.default_size)) is game
+    with pytest.raises(TypeError, match="^not a game position: 'x'$"):
+        game_of("x")

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.referee.engine_specs import EngineSpec
-from harness.games.registry import PLAYERS
+from harness.games.registry import GAMES, PLAYERS
 from harness.referee.protocol import CallWarning, Verdict
 from harness.referee.referee import CallResult, Limits, ask
 
@@ -130,8 +130,10 @@ class GameRecord:
     def to_json(self) -> dict[str, Any]:
         """A plain JSON object; enums become their values. Betsy games also carry ``n``."""
         data: dict[str, Any] = _plain(asdict(self))
-        if self.game == "betsy":
-            data["n"] = self.n
+        rules = GAMES.get(self.game)
+        n = rules.legacy_n(self.size) if rules is not None else None
+        if n is not None:
+            data["n"] = n
         data["plies"] = self.plies
         return data
 

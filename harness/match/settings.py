@@ -52,7 +52,7 @@ class GameSettings(pydantic.BaseModel):
             raise ValueError(
                 f"time: expected a whole number of seconds (or set allow_fractional_time: true), got {self.time!r}"
             )
-        if self.game != "betsy" and self.win_priority != "mover":
+        if self.win_priority not in get_game(self.game).win_priorities:
             raise ValueError(f"win_priority: a Betsy rule, {self.game} has no such option")
         return self
 

@@ -92,7 +92,7 @@ def derived_end(record: GameRecord) -> tuple[str | None, Termination, str]:
     _need(_is_seconds(record.time) and record.time > 0, f"time: expected seconds above 0, got {shown(record.time)}")
     _need(_is_int(record.max_plies) and record.max_plies >= 1,
           f"max_plies: expected a whole number from 1, got {shown(record.max_plies)}")
-    _need(record.win_priority in ("mover", "blue") and (record.game == "betsy" or record.win_priority == "mover"),
+    _need(record.win_priority in rules.win_priorities,
           f"win_priority: {shown(record.win_priority)} is not a rule option of {rules.title}")
     _need(record.winner is None or record.winner in _PLAYERS, f"winner: expected x, o or none, got {shown(record.winner)}")
     _need(record.termination is None or isinstance(record.termination, Termination),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
+
+# The answer readers live with the games (each game's own in its package); re-exported here.
+from harness.games.wire import Answer as Answer
+from harness.games.wire import find_answer as find_answer
+from harness.games.wire import parse_answer_line as parse_answer_line
 
 if TYPE_CHECKING:
     from harness.games.registry import Position
@@ -80,11 +82,6 @@ class CallWarning(str):
         return cls(WarningKind(data["kind"]), str(data["text"]))
 
 
-# A well-formed answer: two tokens, a signed whole number and a board of . x o. Range, legality and
-# board length are judged afterwards, so a wrong board is a board-mismatch rather than "no answer".
-_ANSWER = re.compile(r"\s*([+-]?\d+)\s+([.xo]+)\s*")
-
-
 MAX_SECONDS = 3600
 """The longest time limit per move accepted anywhere (config ``time``, ``--time``)."""
 MAX_GRACE = 60
@@ -123,75 +120,6 @@ def engine_argv(
     from harness.games.registry import game_of
 
     return [*command, *game_of(position).argv(position, format_seconds(seconds, allow_fractional)), *extra_args]
-
-
-def parse_answer_line(line: str) -> tuple[Move, str] | None:
-    """``(move, board)`` if ``line`` is a well-formed ``MOVE BOARD`` line, else None."""
-    match = _ANSWER.fullmatch(line)
-    if match is None:
-        return None
-    return int(match.group(1)), match.group(2)
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The engine's answer found in its output."""
-
-    move: Move
-    """The move as printed."""
-    board: str
-    """The board as printed."""
-    line_number: int
-    """1-based index of the answer line among the complete lines read."""
-    lines_after: int
-    """Non-blank lines printed after the answer (tolerated, reported as a warning)."""
-    text: str = ""
-    """The answer as printed, where the move is read from it (All The King's Horses)."""
-
-
-def find_answer(lines: Sequence[str]) -> Answer | None:
-    """The last well-formed ``MOVE BOARD`` line of ``lines`` (complete lines only), or None."""
-    for index in range(len(lines) - 1, -1, -1):
-        parsed = parse_answer_line(lines[index])
-        if parsed is not None:
-            after = sum(1 for line in lines[index + 1:] if line.strip())
-            return Answer(parsed[0], parsed[1], index + 1, after)
-    return None
-
-
-_POSITION_LINE = re.compile(r"\s*(BLACK|WHITE)((?:\s+\d{1,7}){8})\s*")
-_VERDICT_LINE = re.compile(r"\s*(BLACK|WHITE) WILL WIN\s*")
-
-
-def find_position_answer(position: Position, lines: Sequence[str]) -> Answer | None:
-    """All The King's Horses: the last line ``PLAYER b1r b1c b2r b2c w1r w1c w2r w2c`` (the next
-    position, the opponent to move) as an Answer. Its move is the legal move that gives that position
-    (a side's two knights in either order), or 0 when none does -- also when it names the same side
-    to move again; its board is the printed eight numbers, and its text the printed line. A verdict
-    line after it is the protocol's and not counted as a line after the answer."""
-    from harness.games.kings_horses.rules import Position as KHPosition
-    from harness.games.kings_horses.rules import PositionError as KHError
-
-    for index in range(len(lines) - 1, -1, -1):
-        match = _POSITION_LINE.fullmatch(lines[index])
-        if match is None:
-            continue
-        words = [match.group(1), *match.group(2).split()]
-        after = [line for line in lines[index + 1:] if line.strip()]
-        if after and _VERDICT_LINE.fullmatch(after[0]):
-            after = after[1:]
-        move = 0
-        try:
-            printed = KHPosition.from_words(words)
-        except KHError:
-            printed = None
-        assert isinstance(position, KHPosition)
-        if printed is not None and printed.turn != position.turn:
-            found = position.move_to(printed)
-            move = found if found is not None else 0
-        board = printed.board() if printed is not None else ",".join(words[1:])
-        return Answer(move, board, index + 1, len(after), " ".join(words))
-    return None
 
 
 def answer_warnings(answer: Answer, exit_status: int | None) -> list[CallWarning]:

@@ -46,7 +46,7 @@ class _Listed:
 
 def shaded_rows(game: str, columns: int) -> int:
     """The top rows where lines count (Betsy's n), shaded on its boards; 0 for other games."""
-    return columns if game == "betsy" else 0
+    return get_game(game).shaded_rows(columns)
 
 
 def game_steps(record: GameRecord) -> tuple[list[Step], int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -191,27 +192,35 @@ def _names(names: list[str]) -> str:
 
 
 def conversion(stored: list[Any]) -> dict[str, list[int]]:
-    """Report.conversion for the All The King's Horses games among ``stored`` (empty if none)."""
-    games = [game for game in stored if game.game == "kings-horses" and game.start_board]
-    if not games:
-        return {}
-    from harness.games.kings_horses.rules import PLAYERS, WORDS, Position
-    from harness.validate.kings_horses import Oracle
+    """Report.conversion for the games among ``stored`` whose game judges its start positions exactly
+    (All The King's Horses; empty if none)."""
+    from harness.games.errors import PositionError
+    from harness.games.registry import GAMES
 
-    oracle = Oracle()
-    verdicts: dict[tuple[str, str], str | None] = {}
+    oracles: dict[str, Callable[[Any], str | None] | None] = {}
+    verdicts: dict[tuple[str, str, str, str], str | None] = {}
     found: dict[str, list[int]] = {}
-    for game in games:
-        start = (game.start_player, game.start_board)
+    for game in stored:
+        rules = GAMES.get(game.game)
+        if rules is None or not game.start_board:
+            continue
+        if game.game not in oracles:
+            oracles[game.game] = rules.start_oracle()
+        oracle = oracles[game.game]
+        if oracle is None:
+            continue
+        start = (game.game, game.size, game.start_player, game.start_board)
         if start not in verdicts:
-            position = Position.from_text(None, game.start_player, game.start_board)
-            verdicts[start] = oracle.winner(position)
+            try:
+                verdicts[start] = oracle(rules.position(game.size, game.start_player, game.start_board))
+            except PositionError:  # a damaged database: the store names it when it reads the game
+                verdicts[start] = None
         winner = verdicts[start]
         if winner is None:
             continue
         mover = game.start_player
         engine = game.x if mover == "x" else game.o
-        won_start = winner == WORDS[PLAYERS.index(mover)]
+        won_start = winner == mover
         row = found.setdefault(engine, [0, 0, 0, 0])
         offset = 0 if won_start else 2
         row[offset] += 1
@@ -250,14 +259,12 @@ def _listed(value: object) -> str:
 
 def _games_and_sizes(count: int, game: str, sizes: list[str]) -> str:
     """``12 games, n = 3, 5``, ``1 connect4 game, 8x8``, ``4 kings-horses games, starts in 1..8``."""
-    listed = ", ".join(sizes)
-    if game == "betsy":
-        word, shown_sizes = "", "n = " + listed
-    elif game == "kings-horses":
-        word, shown_sizes = "kings-horses ", "starts in 1.." + listed.replace(", ", ", 1..")
-    else:
-        word, shown_sizes = f"{game} ", listed
-    return f"{count} {word}game{'' if count == 1 else 's'}" + (f", {shown_sizes}" if sizes else "")
+    from harness.games.registry import GAMES
+
+    rules = GAMES.get(game)
+    if rules is None:  # a damaged or foreign config: its words as they are
+        return f"{count} {game} game{'' if count == 1 else 's'}" + (f", {', '.join(sizes)}" if sizes else "")
+    return rules.count_phrase(count) + (f", {rules.sizes_phrase(sizes)}" if sizes else "")
 
 
 def heading(report: Report) -> str:

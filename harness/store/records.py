@@ -145,7 +145,7 @@ def record_from_data(data: object, extra: Sequence[str] = (), *, names: bool = T
     if "plies" in fields.data and fields.whole("plies") != len(moves):
         raise RecordRefused(f"plies: {shown(fields.data['plies'])}, but {len(moves)} moves are recorded")
     size = fields.text("size")
-    if "n" in fields.data and (game != "betsy" or fields.whole("n") != _betsy_n(size)):
+    if "n" in fields.data and fields.whole("n") != GAMES[game].legacy_n(size):
         raise RecordRefused(f"n: {shown(fields.data['n'])}, but size is {shown(size)}")
     fault_data = fields.get("fault")
     termination = fields.choice("termination", (*(t.value for t in Termination), None))
@@ -156,10 +156,6 @@ def record_from_data(data: object, extra: Sequence[str] = (), *, names: bool = T
         fields.choice("result", tuple(RESULTS.values())), fields.choice("winner", (*PLAYERS, None)),
         None if termination is None else Termination(termination), fields.text("reason"),
         None if fault_data is None else fault_from_data(fault_data, "fault", names))
-
-
-def _betsy_n(size: str) -> int | None:
-    return int(size) if size.isascii() and size.isdigit() and len(size) < 6 else None
 
 
 _GAME_CHOICES = tuple(GAMES)

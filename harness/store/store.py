@@ -501,7 +501,7 @@ class Store:
             cursor.execute(
                 _INSERT_GAME,
                 (tournament, key, pair_key, round_number,
-                 record.n if record.game == "betsy" else 0, record.x, record.o,
+                 _n_column(record.game, record.size), record.x, record.o,
                  record.time, record.max_plies, record.win_priority, record.start_board,
                  record.start_player, record.result, record.winner, record.termination,
                  record.reason, record.plies, fault, now, record.game, record.size),
@@ -772,3 +772,10 @@ class Store:
     def transaction(self) -> Store._Tx:
         """Everything written inside is kept together or not at all (``with store.transaction():``)."""
         return Store._Tx(self.connection)
+
+
+def _n_column(game: str, size: str) -> int:
+    """The games table's ``n``: Betsy's n, 0 for other games (as before games were plugins)."""
+    rules = GAMES.get(game)
+    n = rules.legacy_n(size) if rules is not None else None
+    return 0 if n is None else n

@@ -165,9 +165,7 @@ class TournamentConfig:
         Betsy's sizes are listed under ``n`` as numbers, as before games were plugins, so that
         existing results databases resume."""
         s = self.settings
-        sizes: dict[str, Any] = (
-            {"n": [int(size) for size in self.sizes]} if s.game == "betsy" else {"size": list(self.sizes)}
-        )
+        sizes: dict[str, Any] = s.rules.fingerprint_sizes(self.sizes)
         return {
             "name": self.name, "game": s.game, **sizes, "time": s.time,
             "allow_fractional_time": s.allow_fractional_time, "grace": s.grace,
@@ -551,7 +549,7 @@ def _sizes(model: _Tournament, game: Game) -> tuple[tuple[str, ...], list[str]]:
     game's default size."""
     if model.n is not None and model.size is not None:
         return (), ["give the board sizes once, as size: or n: (not both)"]
-    if model.n is not None and game.name != "betsy":
+    if model.n is not None and game.size_key != "n":
         return (), [f"n: a Betsy key; give {game.title} sizes as size: (e.g. size: {game.default_size})"]
     values: list[str | int] = list(model.n or model.size or [game.default_size])
     sizes: list[str] = []

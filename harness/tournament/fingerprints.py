@@ -44,7 +44,7 @@ def config_from_fingerprint(data: Mapping[str, Any]) -> TournamentConfig:
     name = data.get("name")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise NotAFingerprint("name: expected letters, digits, '_', '.' or '-'")
-    key = "n" if rules.name == "betsy" else "size"
+    key = rules.size_key
     sizes = data.get(key)
     if not isinstance(sizes, list) or not sizes:
         raise NotAFingerprint(f"{key}: expected a list of board sizes")

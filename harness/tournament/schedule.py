@@ -41,12 +41,6 @@ def pairings(names: list[str], fmt: str) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
 
 
-def _size_seed(size: str) -> int:
-    """Betsy's n, as before games were plugins (same openings); W * 100 + H for W x H."""
-    width, _, height = size.partition("x")
-    return int(width) * 100 + int(height) if height else int(width)
-
-
 def random_opening(size: str | int, plies: int, seed: int, round_index: int, game: Game | None = None) -> Opening:
     """``plies`` random legal moves from the empty board that do not end the game (a game without a
     fixed start, All The King's Horses, draws a whole random position instead).
@@ -55,7 +49,7 @@ def random_opening(size: str | int, plies: int, seed: int, round_index: int, gam
     """
     rules = game if game is not None else get_game("betsy")
     size = rules.parse_size(str(size))
-    rng = Rng((seed * 1_000_003 + _size_seed(size)) * 1_000_003 + round_index)
+    rng = Rng((seed * 1_000_003 + rules.size_seed(size)) * 1_000_003 + round_index)
     start = rules.random_start(size, rng)
     if start is not None:  # a game without a fixed start draws its positions whole (the plies are not used)
         return Opening(start.board(), start.player)
@@ -85,7 +79,7 @@ def opening_for(config: TournamentConfig, size: str, round_index: int) -> Openin
 
 def pair_prefix(game: Game, size: str) -> str:
     """The first part of a game id: ``n5`` for Betsy (as before games were plugins), else the size."""
-    return f"n{size}" if game.name == "betsy" else size
+    return game.game_id_prefix(size)
 
 
 MAX_SCHEDULED_GAMES = 1_000_000

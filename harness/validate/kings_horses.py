@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import functools
 import shlex
-import signal
 import statistics
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from harness.referee.engine_specs import EngineSpec, command_words
+from harness.games.kings_horses.oracle import Oracle
 from harness.games.kings_horses.rules import WORDS, Position, race_lead, random_position
 from harness.games.registry import get_game
 from harness.referee.protocol import Verdict
@@ -76,9 +75,7 @@ TIME_FIX = ("answer within the limit: remember the positions solved (many move o
             "look first at the moves that leave the opponent no move")
 SEED_EXAMPLE = "BLACK 2 2 3 3 1 2 3 1"
 """The seed's example: BLACK WILL WIN."""
-SOLVER_BUDGET = 1.0
-"""Seconds the exact solver may spend on one position the validator draws (else another is drawn)."""
-ANSWER_FORM = "BLACK WILL WIN or WHITE WILL WIN, as the only line"
+ANSWER_FORM = get_game("kings-horses").answer_form
 MOVE_FORM = "PLAYER b1r b1c b2r b2c w1r w1c w2r w2c (the next position), then the verdict line"
 
 
@@ -93,47 +90,6 @@ class Case:
     band: str
     """small, medium, large, or "" for a hand-made case."""
     why: str
-
-
-class _Timeout(Exception):
-    pass
-
-
-class Oracle:
-    """The exact solver with a time budget per position (an interval timer in the main thread)."""
-
-    def __init__(self) -> None:
-        from engines.kings_horses_solver import Solver
-
-        self.solver = Solver()
-
-    def winner(self, position: Position, budget: float | None = None) -> str | None:
-        """BLACK or WHITE, or None when the solver could not settle it within ``budget`` seconds."""
-        budget = SOLVER_BUDGET if budget is None else budget
-        black = (position.knights[0], position.knights[1])
-        white = (position.knights[2], position.knights[3])
-        if threading.current_thread() is not threading.main_thread():
-            return self._winner(position.word, black, white)
-
-        def alarm(_signum: int, _frame: object) -> None:
-            raise _Timeout
-
-        previous = signal.signal(signal.SIGALRM, alarm)
-        try:
-            signal.setitimer(signal.ITIMER_REAL, budget)
-            try:
-                return self._winner(position.word, black, white)
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        except _Timeout:
-            self.solver = type(self.solver)()  # a memo interrupted mid-update is not trusted
-            return None
-        finally:
-            signal.signal(signal.SIGALRM, previous)
-
-    def _winner(self, mover: str, black: Any, white: Any) -> str:
-        wins = self.solver.mover_wins(mover, black, white)
-        return mover if wins else WORDS[1 - WORDS.index(mover)]
 
 
 def swapped(position: Position) -> Position:

@@ -14,7 +14,6 @@ from typing import Any
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
 from harness.report.page import Step, esc, page, paths_relative_to, public_word, replay_html
-from harness.games.suites import suites
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
 from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
@@ -76,19 +75,11 @@ def _same_cause(check: Check) -> str:
                     for word in check.detail.split())
 
 
-def _answer_form(game: str) -> str:
-    if game == "kings-horses":
-        from harness.validate.kings_horses import ANSWER_FORM
-
-        return ANSWER_FORM
-    return suites(game).answer_form
-
-
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
     game = get_game(report.game)
-    answer_form = _answer_form(report.game)
+    answer_form = game.answer_form
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")
@@ -228,11 +219,11 @@ def _board_html(game: str, board: str, size: str, caption: str) -> str:
     cells, n = drawn
     rows = len(cells) // n
     numbered = get_game(game).numbered_rows
-    lines_count = game == "betsy"  # Betsy's lines count in the top n rows only: shaded
+    shaded = get_game(game).shaded_rows(n)  # where lines count (Betsy's top n rows)
     corner = "<th></th>" if numbered else ""
     parts = [f"<tr>{corner}{''.join(f'<th>{esc(column)}</th>' for column in range(1, n + 1))}</tr>"]
     for r in range(rows):
-        top = " top" if lines_count and r < rows - 3 else ""
+        top = " top" if r < shaded else ""
         row = "".join(f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{top}">{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
                       for ch in cells[r * n:(r + 1) * n])
         parts.append(f"<tr>{f'<th>{esc(r + 1)}</th>' if numbered else ''}{row}</tr>")
@@ -259,7 +250,7 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
     if check.command:
         parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
     if check.board:
-        shading = " (shaded: the top n rows, where lines count)" if report.game == "betsy" else ""
+        shading = f" (shaded: {game.shading_note})" if game.shading_note else ""
         parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
         boards = [_board_html(report.game, check.board, check.size, "asked")]
         found = _program_and_expected(game, check)
@@ -289,7 +280,6 @@ def _anchor(category: str, check_id: str) -> str:
 
 def _render_html(report: ValidationReport) -> str:
     game = get_game(report.game)
-    betsy = report.game == "betsy"
     games = report.strength.get("games") or []
     parts = [
         f"<h1>{esc(game.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
@@ -353,7 +343,7 @@ def _render_html(report: ValidationReport) -> str:
         steps = strength_steps(game, entry)
         if columns and all(len(step.board) == len(steps[0].board) for step in steps):
             replay_id = f"game-{number}-replay"
-            parts.append(replay_html(replay_id, steps, columns, columns if betsy else 0, 0,
+            parts.append(replay_html(replay_id, steps, columns, game.shaded_rows(columns), 0,
                                      _strength_moves_table(game, entry, replay_id)))
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
         parts.append(_board_html(report.game, last, size, "final board") + "</details>")

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
-from harness.games.registry import Game, Position
+from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
-from harness.games.suites import Case, Suites, suites
+from harness.games.suites import Case, Suites
 from harness.referee.protocol import Verdict, WarningKind
 from harness.referee.referee import CallResult, ask
 from harness.match.settings import GameSettings
@@ -73,10 +73,7 @@ ROLES = {"protocol": Role.REQUIRED, "rules": Role.REQUIRED, "time": Role.REQUIRE
 CATEGORIES = tuple(ROLES)
 REQUIRED = tuple(name for name, role in ROLES.items() if role is Role.REQUIRED)
 """Categories that decide the exit status."""
-REFERENCE_ELO = {
-    "betsy": {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0},
-    "connect4": {"random": 0.0, "greedy": 645.0, "alphabeta": 1090.0},
-}
+REFERENCE_ELO = {name: game.reference_elo for name, game in GAMES.items() if game.reference_elo}
 """Approximate ratings of the reference engines (random = 0), per game, from matches at 1 s/move.
 Betsy, n = 5: greedy scored 36/40 against random, alphabeta 38/40 against greedy. Connect Four, 8x8:
 greedy 20/20 against random, alphabeta 19/20 against greedy, each rated as if one more game had been
@@ -190,7 +187,7 @@ class ValidationReport:
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON object; Betsy's checks also carry ``n``."""
-        betsy = self.game == "betsy"
+        stores_n = get_game(self.game).stores_n
         return {
             "program": self.program,
             "game": self.game,
@@ -204,7 +201,7 @@ class ValidationReport:
                     "summary": category.summary,
                     "checks": [
                         {**asdict(check), "status": category.status_of(check).value,
-                         "passed": category.status_of(check).passed, **({"n": check.n} if betsy else {})}
+                         "passed": category.status_of(check).passed, **({"n": check.n} if stores_n else {})}
                         for check in category.checks
                     ],
                 }
@@ -262,7 +259,7 @@ class Validator:
         self.program = program
         self.settings = settings
         self.game: Game = settings.play.rules
-        self.suites: Suites = suites(self.game.name)
+        self.suites: Suites[Position] = self.game.suites()
         self.sizes = settings.sizes or self.game.example_sizes
         self.start_problem = start_problem
         self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
@@ -328,7 +325,7 @@ class Validator:
     def finish(self, category: Category) -> Category:
         """Wait for the category's checks and write its summary."""
         self.settle()
-        category.summary = summary(category, self.game, self.suites.fixes, self.suites.answer_form)
+        category.summary = summary(category, self.game, self.suites.fixes, self.game.answer_form)
         return category
 
     # --- categories ---------------------------------------------------------------------------
@@ -348,7 +345,7 @@ class Validator:
             "answers", answered,
             f"last well-formed line: {result.move} {result.board}" if answered
             else f"{result.verdict.value}: {result.detail}",
-            expected=f"a last line '{self.suites.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
+            expected=f"a last line '{self.game.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
             judged=started, **evidence))
         timed = answered or result.verdict is Verdict.TIME
         in_time = timed and result.verdict is not Verdict.TIME
@@ -479,7 +476,7 @@ class Validator:
         if "elo" in summary:
             low, high = summary["elo_interval"]
             scale = ", ".join(f"{name} = 0" if not elo else f"{name} ~ {elo:+.0f}"
-                              for name, elo in REFERENCE_ELO[self.game.name].items())
+                              for name, elo in self.game.reference_elo.items())
             parts.append(f"performance {summary['elo']:+.0f} Elo [{low:+.0f}, {high:+.0f}] over "
                          f"{len(summary['games'])} games ({scale})")
         category.summary = "; ".join(parts) or (
@@ -540,8 +537,9 @@ class Validator:
         results: list[tuple[float, float]] = []
         games: list[dict[str, Any]] = []
         summary.update(size=size, max_plies=max_plies, games=games, opponents={})
-        if self.game.name == "betsy":
-            summary["n"] = int(size)
+        n = self.game.legacy_n(size)
+        if n is not None:
+            summary["n"] = n
         game_settings = GameSettings.model_validate({**self.settings.play.model_dump(), "max_plies": max_plies})
 
         def play(task: tuple[str, int]) -> tuple[GameRecord, dict[str, Any] | None, bool]:
@@ -557,7 +555,7 @@ class Validator:
         for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
             score = score_for_x(adjudication["result"] if adjudication else record.result)
             mine = score if as_x else 1 - score
-            results.append((REFERENCE_ELO[self.game.name][name], mine))
+            results.append((self.game.reference_elo[name], mine))
             games.append({
                 "opponent": name, "student_plays": "x" if as_x else "o", "score": mine,
                 "result": record.result, "termination": record.termination, "reason": record.reason,
