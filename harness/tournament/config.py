@@ -20,7 +20,7 @@ from typing import Any, Literal
 import pydantic
 import yaml
 
-from harness.tournament.cluster import ClusterAddress, parse_cluster
+from harness.tournament.address import ClusterAddress, parse_cluster
 from harness.referee.engine_specs import (
     BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
 )
