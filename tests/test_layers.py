@@ -49,10 +49,6 @@ PENDING: set[str] = {
      'a layer above it'),
     ('harness/store/admit.py: harness.store.admit (store) imports harness.tournament.fingerprints '
      '(tournament), a layer above it'),
-    ('harness/store/store.py: harness.store.store (store) imports harness.tournament.config (tournament), '
-     'a layer above it'),
-    ('harness/store/store.py: harness.store.store (store) imports harness.tournament.schedule '
-     '(tournament), a layer above it'),
     ('harness/tournament/fingerprints.py: harness.tournament.fingerprints imports the private name '
      '_ENGINE_NAME of harness.tournament.config'),
     ('harness/tournament/fingerprints.py: harness.tournament.fingerprints imports the private name _NAME '

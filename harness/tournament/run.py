@@ -22,7 +22,7 @@ from harness.errors import UsageError
 from harness.match.match import GameRecord, Standing, score_for_x
 from harness.tournament.executor import Job, play_locally
 from harness.tournament.schedule import ScheduledGame, check_schedule_size, schedule
-from harness.store.store import Store, damaged
+from harness.store.store import EngineEntry, Store, TournamentEntry, damaged
 from harness.match.verify import shown
 
 if TYPE_CHECKING:
@@ -44,6 +44,12 @@ class RunSummary:
     """Games that could not be played because of a harness error (logged; a rerun retries them)."""
     interrupted: bool = False
     standings: dict[str, Standing] = field(default_factory=dict)
+
+
+def tournament_entry(config: TournamentConfig) -> TournamentEntry:
+    """What the store records of ``config``: its name, fingerprint, file and engines."""
+    return TournamentEntry(config.name, config.fingerprint(), config.path or "",
+                           tuple(EngineEntry(e.name, e.display_command, e.program) for e in config.engines))
 
 
 def default_db_path(config: TournamentConfig) -> Path:
@@ -96,7 +102,7 @@ def run_tournament(
     path = Path(db_path) if db_path is not None else default_db_path(config)
     store = Store(path)
     try:
-        tournament = store.open_tournament(config, force_new)
+        tournament = store.open_tournament(tournament_entry(config), force_new)
         games = schedule(config, rounds)  # only the share's rounds are listed
         done = store.done_game_ids(tournament)
         todo = [game for game in games if game.game_id not in done]
@@ -192,7 +198,7 @@ def _finished(
     bar: tqdm[NoReturn],
 ) -> None:
     """Store a finished game and count it, once: a game already in the store is not counted again."""
-    if not store.save_game(tournament, game, record):
+    if store.save_record(tournament, game.game_id, game.pair_key, game.round, record) is None:
         log.warning("%s: already in the database; this result is dropped", game.game_id)
         return
     summary.played += 1
