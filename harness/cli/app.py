@@ -842,7 +842,7 @@ def merge(
     """Add the games of each SOURCE's latest tournament to DB: shares of one tournament played on
     several machines (arena tournament --rounds) become one tournament to report. Each game is
     checked as arena import checks a line; a share with one refused game adds nothing."""
-    from harness.store.admit import merge_share
+    from harness.tournament.admit import merge_share
     from harness.outputs import check_database, new_database
     from harness.store.store import Store
 
@@ -1151,7 +1151,7 @@ def import_games(
     """Read games exported by arena export back into a results database (games already there are
     skipped). Each game is replayed through the rules and held to its tournament; a file with one
     refused line adds nothing."""
-    from harness.store import gamelog as gamelog
+    from harness.tournament import admit as admit
     from harness.outputs import check_database, new_database
     from harness.progress import wanted
     from harness.store.store import Store
@@ -1169,7 +1169,7 @@ def import_games(
                 for file, handle in opened:
                     try:
                         with _read_with_progress(handle, str(file), wanted(progress)) as counted:
-                            added, already = gamelog.import_records(store, counted, str(file))
+                            added, already = admit.import_records(store, counted, str(file))
                     except OSError as error:
                         raise UsageError(f"cannot read {file}: {error.strerror or error}") from None
                     made.written = True

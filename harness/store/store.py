@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -222,6 +222,12 @@ def file_sha256(path: str | None) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def is_tournament_config(config: Mapping[str, Any]) -> bool:
+    """Whether a stored config claims to be a tournament's (it has engines and rounds), as opposed
+    to the config of ``arena play``'s games."""
+    return "engines" in config and "rounds" in config
 
 
 def config_hash_of(config: dict[str, Any]) -> str:
@@ -537,7 +543,7 @@ class Store:
                           path: str = "", created_at: str | None = None) -> int:
         """The tournament named ``name`` with exactly this config (created, with its engines, if
         missing; an engine not yet in it is added): where ``arena play`` stores its games. Games from
-        outside go through harness.store.admit instead, which adds nothing unchecked."""
+        outside go through harness.tournament.admit instead, which adds nothing unchecked."""
         config_json = json.dumps(config, sort_keys=True)
         config_hash = config_hash_of(config)
         row = self.connection.execute(

@@ -33,8 +33,9 @@ from harness.referee.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.match.settings import MAX_PLIES, GameSettings
 from harness.text import is_text, read_bounded, without_values
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+TOURNAMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""A tournament's name (also its results file's: results/<name>.sqlite)."""
+ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 """Engine names appear in game ids joined by ':', so they may not contain it."""
 
 MAX_ROUNDS = 10_000
@@ -411,7 +412,7 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
 
 
 def _name_problems(name: str) -> list[str]:
-    if _NAME.fullmatch(name):
+    if TOURNAMENT_NAME.fullmatch(name):
         return []
     return [f"name: expected letters, digits, '_', '.' or '-' (it names the results file), got {name!r}"]
 
@@ -427,7 +428,7 @@ def _engine_specs(entries: list[_Engine | None], base: Path, game: str | None = 
         if entry is None:
             continue
         key = f"engines[{index}]"
-        if not _ENGINE_NAME.fullmatch(entry.name):
+        if not ENGINE_NAME.fullmatch(entry.name):
             problems.append(
                 f"{key}.name: expected letters, digits, '_', '.', '+' or '-', starting with a letter or "
                 f"digit, got {entry.name!r}"
