@@ -33,8 +33,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 PENDING: set[str] = {
     ('harness/games/registry.py: harness.games.registry (games) imports harness.referee.protocol '
      '(referee), a layer above it'),
-    ('harness/match/human.py: harness.match.human (match) imports harness.store.store (store), a layer '
-     'above it'),
     'harness/outputs.py: harness.outputs (base) imports harness.store.store (store), a layer above it',
     ('harness/progress.py: harness.progress (base) imports harness.games.betsy.exact (games), a layer '
      'above it'),

@@ -988,6 +988,7 @@ def play(
     """Play a game against an engine in the terminal; the finished game is stored like any other."""
     from harness.referee.engine_specs import EngineSpec, check_games, resolve_engine
     from harness.match.human import play as play_game_with_a_person
+    from harness.store.played import keep_played
     from harness.referee.programs import check_layout
     from harness.outputs import check_database
     from harness.match.settings import GameSettings, settings_from_flags
@@ -1014,8 +1015,10 @@ def play(
         return input(prompt)
 
     try:
-        _guard(lambda: play_game_with_a_person(settings, board_size, opponent, human, limits, db, ask_line,
-                                               typer.echo, use_colour()))
+        record = _guard(lambda: play_game_with_a_person(settings, board_size, opponent, human, limits, ask_line,
+                                                        typer.echo, use_colour()))
+        if record is not None:
+            _guard(lambda: keep_played(db, settings, opponent, record))
     except KeyboardInterrupt:
         raise _stopped("\ninterrupted; an unfinished game is not stored") from None
 
