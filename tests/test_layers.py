@@ -33,12 +33,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 PENDING: set[str] = {
     ('harness/games/registry.py: harness.games.registry (games) imports harness.referee.protocol '
      '(referee), a layer above it'),
-    'harness/outputs.py: harness.outputs (base) imports harness.store.store (store), a layer above it',
-    ('harness/progress.py: harness.progress (base) imports harness.games.betsy.exact (games), a layer '
-     'above it'),
-    'harness/progress.py: harness.progress (base) imports harness.games.suites (games), a layer above it',
-    ('harness/progress.py: harness.progress (base) imports harness.validate.kings_horses (validate), a '
-     'layer above it'),
     ('harness/report/report.py: harness.report.report (report) imports harness.validate.kings_horses '
      '(validate), a layer above it'),
     'import cycle between harness.games.registry, harness.games.suites, harness.referee.protocol',

@@ -784,7 +784,7 @@ def tournament(
     if loaded.cluster is None or loaded.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
         _use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
-    from harness.outputs import check_database
+    from harness.store.store import check_database
     from harness.store.store import log_path
 
     _guard(lambda: check_database(db_path, "--db"))
@@ -843,7 +843,7 @@ def merge(
     several machines (arena tournament --rounds) become one tournament to report. Each game is
     checked as arena import checks a line; a share with one refused game adds nothing."""
     from harness.tournament.admit import merge_share
-    from harness.outputs import check_database, new_database
+    from harness.store.store import check_database, new_database
     from harness.store.store import Store
 
     def run() -> None:
@@ -948,7 +948,7 @@ def sprt(
 
     test = _guard(prepare)
     _use_sandbox(sandbox, warn=False)
-    from harness.outputs import check_database
+    from harness.store.store import check_database
     from harness.store.store import log_path
 
     _guard(lambda: check_database(test.db, "--db"))
@@ -990,7 +990,7 @@ def play(
     from harness.match.human import play as play_game_with_a_person
     from harness.store.played import keep_played
     from harness.referee.programs import check_layout
-    from harness.outputs import check_database
+    from harness.store.store import check_database
     from harness.match.settings import GameSettings, settings_from_flags
     from harness.terminal import use_colour
 
@@ -1155,7 +1155,7 @@ def import_games(
     skipped). Each game is replayed through the rules and held to its tournament; a file with one
     refused line adds nothing."""
     from harness.tournament import admit as admit
-    from harness.outputs import check_database, new_database
+    from harness.store.store import check_database, new_database
     from harness.progress import wanted
     from harness.store.store import Store
 
@@ -1327,7 +1327,8 @@ def validate(
     settings = dataclasses.replace(settings, sandbox=_use_sandbox(sandbox))
 
     from harness.progress import bar as progress_bar
-    from harness.progress import validation_steps, wanted
+    from harness.progress import wanted
+    from harness.validate.progress import validation_steps
 
     # A step per check on stderr, in every output mode (stdout stays the report alone).
     show = not quiet and wanted(True if progress else None)

@@ -20,12 +20,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError, StoreError
+from harness.errors import ConfigError, OutputError, StoreError
 from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS
 from harness.match.match import GameRecord, Termination
 from harness.referee.protocol import CallWarning, WarningKind
 from harness.match.verify import RESULTS, RecordRefused, shown
+from harness.outputs import file_problem, folder_problem
 
 from harness.store.records import Fields, check_replayable, fault_from_data, record_from_data
 
@@ -169,6 +170,45 @@ def check_database_file(path: Path) -> None:
     problem = _file_problem(Path(path))
     if problem is not None:
         raise _not_results(Path(path), problem)
+
+
+def check_database(path: Path, what: str) -> None:
+    """Refuse, before any work, a results database that cannot be written: the file, and its folder
+    (for the lock file, the log and SQLite's journal). ``what`` names it in the message (``--db``,
+    ``DB``)."""
+    check_database_file(path)
+    problem = folder_problem(path.parent)
+    for beside in (path, lock_path(path), log_path(path)):
+        if problem is None and os.path.lexists(beside):
+            problem = file_problem(beside) and f"{beside}: {file_problem(beside)}"
+    if problem is not None:
+        raise OutputError(f"invalid {what} {path}: {problem}; the database, its lock file and its log go in its "
+                          "folder: give a path in a folder you can write")
+
+
+class NewDatabase:
+    """Whether a database made by a command holds anything yet (see ``new_database``)."""
+
+    def __init__(self) -> None:
+        self.written = False
+        """Set once a transaction that adds something is committed: the database is kept then."""
+
+
+@contextlib.contextmanager
+def new_database(path: Path) -> Iterator[NewDatabase]:
+    """Remove the results database made inside the block (with its lock file and SQLite's journals)
+    when the block fails before anything was written to it: a refused import or merge leaves no
+    empty database behind."""
+    existed = os.path.lexists(path)
+    made = NewDatabase()
+    try:
+        yield made
+    except BaseException:
+        if not existed and not made.written:
+            for file in (path, lock_path(path), *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()
+        raise
 
 
 class _WriterLock:
