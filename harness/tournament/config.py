@@ -22,7 +22,7 @@ import yaml
 
 from harness.tournament.address import ClusterAddress, parse_cluster
 from harness.referee.engine_specs import (
-    BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
+    BUILTIN, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
 )
 from harness.errors import ConfigError, EngineError
 from harness.games.betsy.rules import MAX_N
@@ -441,7 +441,7 @@ def _engine_specs(entries: list[_Engine | None], base: Path, game: str | None = 
             continue
         try:
             if entry.builtin is not None:
-                if entry.builtin not in BUILTINS:
+                if entry.builtin not in BUILTIN:
                     problems.append(
                         f"{key}.builtin: unknown built-in engine {entry.builtin!r}; expected one of "
                         f"{', '.join(builtin_names())}"
@@ -472,8 +472,8 @@ _OPTION_WORDS = {int: "a whole number", float: "a number", bool: "true or false"
 
 
 def _option_problems(key: str, builtin: str, options: Mapping[str, object]) -> list[str]:
-    """A built-in's options checked against the ones it declares (harness.referee.engine_specs.BUILTIN_OPTIONS)."""
-    declared = BUILTIN_OPTIONS.get(builtin, {})
+    """A built-in's options checked against the ones it declares (harness.referee.engine_specs.BUILTIN_ENGINES)."""
+    declared = BUILTIN[builtin].options if builtin in BUILTIN else {}
     problems = []
     for name, value in options.items():
         kind = declared.get(name.replace("-", "_"))
