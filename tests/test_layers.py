@@ -199,6 +199,11 @@ def _key(text: str) -> str:
     return re.sub(r":\d+:", ":", text)
 
 
+def test_docs_design_states_the_layer_order_this_test_checks() -> None:
+    design = (HARNESS.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    assert " > ".join(name for name, _ in LAYERS) in design.splitlines()
+
+
 def test_every_harness_module_is_in_a_layer() -> None:
     for module in harness_modules():
         layer_of(module)
