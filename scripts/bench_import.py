@@ -43,6 +43,7 @@ def build(folder: Path, games: int, plies: int) -> Path:
     from harness.referee.protocol import Verdict
     from harness.rng import Rng
     from harness.tournament.schedule import schedule, start_position
+    from harness.tournament.run import tournament_entry
     from harness.store.store import Store
 
     (folder / "bench.yaml").write_text(CONFIG.format(rounds=(games + 1) // 2, plies=plies))
@@ -51,7 +52,7 @@ def build(folder: Path, games: int, plies: int) -> Path:
     db = folder / "bench.sqlite"
     rng = Rng(7)
     with Store(db) as store:
-        tournament = store.open_tournament(config)
+        tournament = store.open_tournament(tournament_entry(config))
         for game in schedule(config)[:games]:
             position = start_position(game, config.settings)
             record = GameRecord(game.x, game.o, rules.name, game.size, config.settings.time, position.board(),
@@ -75,7 +76,7 @@ def build(folder: Path, games: int, plies: int) -> Path:
                 if ended is not None:
                     finish(record, *ended)
                     break
-            store.save_game(tournament, game, record)
+            store.save_record(tournament, game.game_id, game.pair_key, game.round, record)
     return db
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engines import strongest
-from harness.referee.engine_specs import BUILTINS
+from harness.referee.engine_specs import BUILTIN
 from harness.games.betsy.rules import Position
 from harness.referee.protocol import Verdict, check_answer, parse_answer_line
 from tests.conftest import ROOT, SEED_BOARD, run_program
@@ -25,7 +25,7 @@ COMMANDS = {
 
 
 def test_betsy_runs_the_engine_it_names() -> None:
-    assert strongest.ENGINE in BUILTINS
+    assert strongest.ENGINE in BUILTIN
     assert strongest.strongest.__name__ == "engines." + strongest.ENGINE.replace("-", "_")
 
 

@@ -365,23 +365,23 @@ def test_readme_config_reference_names_every_key() -> None:
         assert f"| `{key}` |" in text, f"README's config table has no row for {key!r}"
     for key in (*_Openings.model_fields, *_Engine.model_fields):
         assert re.search(rf"\b{key}\b", text), f"README does not mention the config key {key!r}"
-    from harness.referee.engine_specs import BUILTIN_OPTIONS
+    from harness.referee.engine_specs import BUILTIN_ENGINES
 
-    for options in BUILTIN_OPTIONS.values():
-        for option in options:
+    for engine in BUILTIN_ENGINES:
+        for option in engine.options:
             assert f"`{option}`" in text, f"README does not name the built-in option {option!r}"
 
 
 def test_readme_names_every_command_and_builtin_engine() -> None:
     from harness.cli.app import app
-    from harness.referee.engine_specs import BUILTINS
+    from harness.referee.engine_specs import BUILTIN_ENGINES
 
     text = read(README)
     for command in app.registered_commands:
         name = command.name or command.callback.__name__  # type: ignore[union-attr]
         assert f"`arena {name}" in text, f"README does not document `arena {name}`"
-    for name, module in BUILTINS.items():
-        assert f"| `{name}` | `engines.{module}` |" in text, f"README's engine table has no row for {name}"
+    for engine in BUILTIN_ENGINES:
+        assert f"| `{engine.name}` | `engines.{engine.module}` |" in text, f"README's engine table has no row for {engine.name}"
 
 
 def command_options() -> dict[str, set[str]]:

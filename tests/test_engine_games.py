@@ -9,7 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.referee.engine_specs import BUILTIN_GAMES, BUILTIN_OPTIONS, builtin_engine, engines_playing
+from harness.referee.engine_specs import BUILTIN, BUILTIN_ENGINES, builtin_engine, engines_playing
 from harness.games.registry import GAMES
 from tests.conftest import ARENA, ROOT, SEED_BOARD, arena_here
 
@@ -25,13 +25,13 @@ BETSY_REFUSAL = ("homework does not play Betsy, only Connect Four; the built-in 
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-@pytest.mark.parametrize("builtin", sorted(BUILTIN_GAMES))
+@pytest.mark.parametrize("builtin", sorted(BUILTIN))
 def test_each_builtin_answers_the_games_its_table_lists_and_refuses_the_others(builtin: str, game: str) -> None:
-    quick = {name: 1 for name in ("depth", "playouts") if name in BUILTIN_OPTIONS[builtin]}
+    quick = {name: 1 for name in ("depth", "playouts") if name in BUILTIN[builtin].options}
     spec = builtin_engine(builtin, quick)
     done = subprocess.run([*spec.command, *POSITIONS[game], *spec.extra_args], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)
-    if game in BUILTIN_GAMES[builtin]:
+    if game in BUILTIN[builtin].games:
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip(), "no answer"
     else:
@@ -39,8 +39,9 @@ def test_each_builtin_answers_the_games_its_table_lists_and_refuses_the_others(b
 
 
 def test_the_table_names_every_builtin_and_only_known_games() -> None:
-    assert set(BUILTIN_GAMES) == set(BUILTIN_OPTIONS)
-    assert {game for games in BUILTIN_GAMES.values() for game in games} == set(GAMES)
+    assert [engine.name for engine in BUILTIN_ENGINES] == ["random", "greedy", "alphabeta", "mcts-alphabeta",
+                                                           "homework", "bestmove"]
+    assert {game for engine in BUILTIN_ENGINES for game in engine.games} == set(GAMES)
     assert engines_playing("kings-horses") == ["bestmove", "greedy", "random"]
 
 
@@ -76,7 +77,7 @@ def test_validate_plays_only_reference_engines_of_the_game() -> None:
 
     for game, references in REFERENCE_ELO.items():
         assert set(references) <= set(engines_playing(game)), game
-    assert "betsy" in BUILTIN_GAMES["alphabeta"]  # the judge of Betsy games stopped at the ply cap
+    assert "betsy" in BUILTIN["alphabeta"].games  # the judge of Betsy games stopped at the ply cap
 
 
 def spawn_play(args: list[str], cwd: Path) -> pexpect.spawn:
@@ -112,5 +113,5 @@ def test_play_refuses_an_opponent_of_another_game_before_the_board(tmp_path: Pat
 def test_readme_engine_table_lists_the_games_of_the_table() -> None:
     rows = [line.split(" | ") for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
             if line.startswith("| `") and line.count(" | ") == 3]
-    listed = {row[0].strip("| `"): row[2].split(", ") for row in rows if row[0].strip("| `") in BUILTIN_GAMES}
-    assert listed == {name: [GAMES[game].title for game in games] for name, games in BUILTIN_GAMES.items()}
+    listed = {row[0].strip("| `"): row[2].split(", ") for row in rows if row[0].strip("| `") in BUILTIN}
+    assert listed == {name: [GAMES[game].title for game in games] for name, games in ((e.name, e.games) for e in BUILTIN_ENGINES)}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.referee.engine_specs import BUILTIN_OPTIONS, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
+from harness.referee.engine_specs import BUILTIN, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
 from harness.errors import EngineError
 
 
@@ -88,16 +88,16 @@ def test_resolve_engine_takes_builtin_names_and_rejects_unknown_words() -> None:
     )
 
 
-@pytest.mark.parametrize("builtin", sorted(BUILTIN_OPTIONS))
+@pytest.mark.parametrize("builtin", sorted(BUILTIN))
 def test_declared_options_are_exactly_what_each_builtin_accepts(builtin: str) -> None:
-    """harness.referee.engine_specs.BUILTIN_OPTIONS against the engine program itself: every option listed is
+    """Each built-in's declared options (BUILTIN_ENGINES) against the engine program itself: every option listed is
     taken with a value of its type (as a config would pass it), and an unknown option's message
     lists the same names."""
     import subprocess
 
     from tests.conftest import SEED_BOARD
 
-    declared = BUILTIN_OPTIONS[builtin]
+    declared = BUILTIN[builtin].options
     samples = {int: 1, float: 0.5, bool: True}
     spec = builtin_engine(builtin, {name: samples[kind] for name, kind in declared.items()})
     if builtin == "bestmove":  # All The King's Horses only: the seed's command line, no options

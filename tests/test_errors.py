@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.referee.engine_specs import BUILTIN_OPTIONS
+from harness.referee.engine_specs import BUILTIN
 from harness.games.betsy.rules import MAX_N
 from tests.conftest import SEED_BOARD, TINY, arena
 
@@ -201,4 +201,4 @@ def test_option_types_of_every_builtin_are_checked(tmp_path: Path) -> None:
         f"engines[0].options.nodes: expected a whole number, got True; "
         f"engines[1].options.mcts_share: expected a finite number, got inf; "
         f"engines[1].options.playouts: expected a whole number, got '3'"))
-    assert set(BUILTIN_OPTIONS["mcts-alphabeta"]) >= {"mcts_share", "playouts"}
+    assert set(BUILTIN["mcts-alphabeta"].options) >= {"mcts_share", "playouts"}

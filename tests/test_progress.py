@@ -78,7 +78,7 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
     base = ["validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
     assert run(base, tmp_path).stderr == ""
     asked = run([*base, "--progress"], tmp_path)
-    from harness.progress import validation_steps
+    from harness.validate.progress import validation_steps
     from harness.match.settings import settings_from_flags
     from harness.validate.validator import Settings
 
@@ -98,7 +98,7 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
 def test_the_validation_bar_total_is_the_number_of_steps_a_run_reports(game: str, program: str,
                                                                        options: dict[str, object]) -> None:
     from harness.referee.engine_specs import command_engine
-    from harness.progress import validation_steps
+    from harness.validate.progress import validation_steps
     from harness.match.settings import settings_from_flags
     from harness.validate.validator import Settings, validate
     from harness.validate.kings_horses import validate_kings_horses

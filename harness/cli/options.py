@@ -16,7 +16,7 @@ from typer.core import TyperCommand
 from harness.cli.console import warn as print_warning
 from harness.errors import UsageError
 from harness.games.errors import PositionError
-from harness.games.registry import GAMES, get_game
+from harness.games.registry import GAMES, Game, get_game
 from harness.referee.sandbox import SandboxMode
 
 # --- how help shows options -------------------------------------------------------------------
@@ -73,27 +73,36 @@ def _value_name(param: Any) -> str:
     return VALUE_NAMES.get(max(param.opts, key=len), str(param.name).upper())
 
 
-# --- the games' differences the CLI still names -------------------------------------------------
+# --- the games' differences the CLI asks about (each a hook of the game's Game) --------------------
+
+def _rules(game: str) -> Game | None:
+    """The game called ``game``, or None for a name that is not one (refused where the game is read)."""
+    return GAMES.get(game)
+
 
 def has_n_option(game: str) -> bool:
-    """Whether ``game`` takes --n, Betsy's board size (every game takes --size)."""
-    return game == "betsy"
+    """Whether ``game`` takes --n, its legacy size key (Betsy's board size; every game takes --size)."""
+    rules = _rules(game)
+    return rules is not None and rules.size_key == "n"
 
 
 def has_win_priority(game: str) -> bool:
-    """Whether ``game`` has the --win-priority rule option (Betsy's)."""
-    return game == "betsy"
+    """Whether ``game`` has the --win-priority rule option (a choice of whose lines count first)."""
+    rules = _rules(game)
+    return rules is not None and len(rules.win_priorities) > 1
 
 
 def draws_own_positions(game: str) -> bool:
     """Whether ``arena validate`` draws its own positions for ``game`` (All The King's Horses): no
-    sizes to give, 10 s per position by default, and its own validator."""
-    return game == "kings-horses"
+    sizes to give, its own time per position by default, and its own validator."""
+    rules = _rules(game)
+    return rules is not None and rules.own_validation
 
 
 def validation_seconds(game: str) -> int:
     """The seconds per move ``arena validate`` gives by default."""
-    return 10 if draws_own_positions(game) else 1
+    rules = _rules(game)
+    return 1 if rules is None else rules.validation_seconds
 
 
 # --- shared options -------------------------------------------------------------------------------

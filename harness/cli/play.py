@@ -43,7 +43,8 @@ def play_command(
     """Play a game against an engine in the terminal; the finished game is stored like any other."""
     from harness.match.human import play as play_with_a_person
     from harness.match.settings import settings_from_flags
-    from harness.outputs import check_database
+    from harness.store.played import keep_played
+    from harness.store.store import check_database
     from harness.referee.engine_specs import check_games, resolve_engine
     from harness.referee.programs import check_layout
     from harness.terminal import use_colour
@@ -65,7 +66,9 @@ def play_command(
         return input(prompt)
 
     try:
-        play_with_a_person(settings, size_played, opponent, human, limits, db, ask_line, typer.echo, use_colour())
+        record = play_with_a_person(settings, size_played, opponent, human, limits, ask_line, typer.echo, use_colour())
+        if record is not None:
+            keep_played(db, settings, opponent, record)
     except KeyboardInterrupt:
         raise stopped("\ninterrupted; an unfinished game is not stored") from None
 

@@ -140,8 +140,8 @@ def merge_command(
     """Add the games of each SOURCE's latest tournament to DB: shares of one tournament played on
     several machines (arena tournament --rounds) become one tournament to report. Each game is
     checked as arena import checks a line; a share with one refused game adds nothing."""
-    from harness.outputs import check_database, new_database
-    from harness.store.admit import merge_share
+    from harness.store.store import check_database, new_database
+    from harness.tournament.admit import merge_share
     from harness.store.store import Store
 
     check_database(db, "DB")
@@ -284,10 +284,9 @@ def import_command(
     """Read games exported by arena export back into a results database (games already there are
     skipped). Each game is replayed through the rules and held to its tournament; a file with one
     refused line adds nothing."""
-    from harness.outputs import check_database, new_database
     from harness.progress import wanted
-    from harness.store import gamelog
-    from harness.store.store import Store
+    from harness.store.store import Store, check_database, new_database
+    from harness.tournament import admit
 
     check_database(db, "DB")
     opened: list[tuple[Path, BinaryIO]] = []
@@ -301,7 +300,7 @@ def import_command(
             for file, handle in opened:
                 try:
                     with _read_with_progress(handle, str(file), wanted(progress)) as counted:
-                        added, already = gamelog.import_records(store, counted, str(file))
+                        added, already = admit.import_records(store, counted, str(file))
                 except OSError as error:
                     raise UsageError(f"cannot read {file}: {error.strerror or error}") from None
                 made.written = True

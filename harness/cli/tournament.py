@@ -93,7 +93,7 @@ def tournament_command(
                                    "can run code here.")] = False,
 ) -> None:
     """Run (or resume) a tournament from a YAML config, then print its crosstable and ratings."""
-    from harness.outputs import check_database
+    from harness.store.store import check_database
     from harness.progress import wanted
     from harness.store.store import log_path
     from harness.tournament.config import MAX_CONCURRENCY, load_config
@@ -160,7 +160,7 @@ def sprt_command(
 ) -> None:
     """Play colour-swapped pairs until the pentanomial SPRT accepts H0 or H1 (resumable)."""
     from harness.match.settings import settings_from_flags
-    from harness.outputs import check_database
+    from harness.store.store import check_database
     from harness.referee.engine_specs import check_games, resolve_engine
     from harness.referee.programs import check_layout
     from harness.store.store import log_path

@@ -100,7 +100,8 @@ def validate_command(
     settings = dataclasses.replace(settings, sandbox=use_sandbox(sandbox))
 
     from harness.progress import bar as progress_bar
-    from harness.progress import validation_steps, wanted
+    from harness.progress import wanted
+    from harness.validate.progress import validation_steps
 
     # A step per check on stderr, in every output mode (stdout stays the report alone).
     show = not quiet and wanted(True if progress else None)

@@ -1,4 +1,5 @@
-"""Engine specs: the built-in engines by name, and engine commands checked before any game starts."""
+"""Engine specs: the built-in engines (one table: name, module, games, options), and engine commands
+checked before any game starts."""
 
 from __future__ import annotations
 
@@ -14,39 +15,37 @@ from harness.errors import EngineError, LayoutError
 
 ENGINES_DIR = Path(__file__).resolve().parents[2] / "engines"
 
-BUILTINS: dict[str, str] = {
-    "random": "random_mover",
-    "greedy": "greedy",
-    "alphabeta": "alphabeta",
-    "mcts-alphabeta": "mcts_alphabeta",
-    "homework": "homework",
-    "bestmove": "kings_horses_solver",
-}
-"""Built-in engine name -> module in engines/."""
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in engine: a program in engines/ like any other, declared here so that configs are
+    checked without importing it."""
 
-BUILTIN_OPTIONS: dict[str, dict[str, type]] = {
-    "random": {"seed": int},
-    "greedy": {"seed": int},
-    "alphabeta": {"seed": int, "depth": int, "nodes": int, "info": bool, "contempt": int},
-    "mcts-alphabeta": {"seed": int, "info": bool, "mcts_share": float, "depth": int, "playouts": int},
-    "homework": {"seed": int, "depth": int},
-    "bestmove": {},
-}
-"""Options each built-in accepts (``--name VALUE``; a bool is a flag) and their types: what
-engines/protocol.py parses for it, listed here so configs are checked without importing the engines
-(tests/test_engine_specs.py runs each engine with every option listed)."""
+    name: str
+    module: str
+    """Its module in engines/ (run as ``python engines/<module>.py``)."""
+    games: tuple[str, ...]
+    """The games it plays: any other game's position it refuses (exit 2), which would forfeit every
+    game, so a mismatch is refused before a game starts (a command engine is assumed to play any)."""
+    options: Mapping[str, type]
+    """The options it accepts (``--name VALUE``; a bool is a flag) and their types: what
+    engines/protocol.py parses for it."""
 
-BUILTIN_GAMES: dict[str, tuple[str, ...]] = {
-    "random": ("betsy", "connect4", "kings-horses"),
-    "greedy": ("betsy", "connect4", "kings-horses"),
-    "alphabeta": ("betsy", "connect4"),
-    "mcts-alphabeta": ("betsy", "connect4"),
-    "homework": ("connect4",),
-    "bestmove": ("kings-horses",),
-}
-"""The games each built-in plays: any other game's position it refuses (exit 2), which would forfeit
-every game, so a mismatch is refused before a game starts (tests/test_engine_specs.py runs each
-engine on every game). A command engine is assumed to play any game."""
+
+BUILTIN_ENGINES: tuple[Builtin, ...] = (
+    Builtin("random", "random_mover", ("betsy", "connect4", "kings-horses"), {"seed": int}),
+    Builtin("greedy", "greedy", ("betsy", "connect4", "kings-horses"), {"seed": int}),
+    Builtin("alphabeta", "alphabeta", ("betsy", "connect4"),
+            {"seed": int, "depth": int, "nodes": int, "info": bool, "contempt": int}),
+    Builtin("mcts-alphabeta", "mcts_alphabeta", ("betsy", "connect4"),
+            {"seed": int, "info": bool, "mcts_share": float, "depth": int, "playouts": int}),
+    Builtin("homework", "homework", ("connect4",), {"seed": int, "depth": int}),
+    Builtin("bestmove", "kings_horses_solver", ("kings-horses",), {}),
+)
+"""The one table of built-in engines (tests/test_engine_games.py runs each on every game, with every
+option listed)."""
+
+BUILTIN: dict[str, Builtin] = {engine.name: engine for engine in BUILTIN_ENGINES}
+"""The built-ins by name."""
 
 _PYTHONS = ("python", "python3")
 
@@ -72,25 +71,25 @@ class EngineSpec:
 
 
 def builtin_names() -> list[str]:
-    return sorted(BUILTINS)
+    return sorted(BUILTIN)
 
 
 def engines_playing(game: str) -> list[str]:
     """The built-in engines that play ``game``, by name."""
-    return [name for name in builtin_names() if game in BUILTIN_GAMES[name]]
+    return [name for name in builtin_names() if game in BUILTIN[name].games]
 
 
 def game_problem(engine: EngineSpec, game: str) -> str | None:
     """Why ``engine`` cannot play ``game`` (a built-in made for other games), naming the built-ins
     that do; None when it can (a command engine is assumed to play any game)."""
-    if engine.builtin is None or game in BUILTIN_GAMES[engine.builtin]:
+    if engine.builtin is None or game in BUILTIN[engine.builtin].games:
         return None
     from harness.games.registry import GAMES
 
     def title(name: str) -> str:
         return GAMES[name].title if name in GAMES else name
 
-    plays = " and ".join(title(name) for name in BUILTIN_GAMES[engine.builtin])
+    plays = " and ".join(title(name) for name in BUILTIN[engine.builtin].games)
     named = engine.builtin if engine.name == engine.builtin else f"{engine.name!r} (built-in {engine.builtin})"
     return (f"{named} does not play {title(game)}, only {plays}; the built-in engines that play {title(game)} "
             f"are {', '.join(engines_playing(game))} (or give a command)")
@@ -108,12 +107,12 @@ def builtin_engine(
     builtin: str, options: Mapping[str, object] | None = None, name: str | None = None
 ) -> EngineSpec:
     """A built-in engine, run as ``python engines/<module>.py`` with ``--option value`` arguments."""
-    module = BUILTINS.get(builtin)
-    if module is None:
+    declared = BUILTIN.get(builtin)
+    if declared is None:
         raise EngineError(
             f"unknown built-in engine {builtin!r}: choose one of {', '.join(builtin_names())}"
         )
-    script = ENGINES_DIR / f"{module}.py"
+    script = ENGINES_DIR / f"{declared.module}.py"
     extra: list[str] = []
     for key, value in (options or {}).items():
         flag = "--" + str(key).replace("_", "-")
@@ -250,7 +249,7 @@ def refuse_link(label: str, given: str, path: str) -> None:
 def resolve_engine(text: str, base_dir: Path | None = None) -> EngineSpec:
     """A built-in name (``random``, ``greedy``, ...) or a command (``python3 path/betsy.py``), which
     names the engine: printable text only."""
-    if text in BUILTINS:
+    if text in BUILTIN:
         return builtin_engine(text)
     from harness.text import name_problem
 

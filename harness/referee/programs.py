@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engines.tables import table_dir
-from harness.referee.engine_specs import BUILTINS, ENGINES_DIR, EngineSpec
+from harness.referee.engine_specs import BUILTIN_ENGINES, ENGINES_DIR, EngineSpec
 from harness.errors import LayoutError
 
 PROJECT_DIR = str(ENGINES_DIR.parent)
@@ -70,7 +70,7 @@ def _venvs() -> list[str]:
 @functools.lru_cache(maxsize=1)
 def own_programs() -> frozenset[str]:
     """Resolved paths of the project's own engine programs (computed once)."""
-    files = [str(ENGINES_DIR / f"{module}.py") for module in BUILTINS.values()]
+    files = [str(ENGINES_DIR / f"{engine.module}.py") for engine in BUILTIN_ENGINES]
     files += [os.path.join(PROJECT_DIR, path) for path in ENTRY_POINTS]
     files += [os.path.join(venv, "bin", name) for venv in _venvs() for name in CONSOLE_SCRIPTS]
     return frozenset(os.path.realpath(path) for path in files if os.path.isfile(path))

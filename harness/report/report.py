@@ -18,7 +18,7 @@ from harness.errors import UsageError
 from harness.match.match import Standing, score_for_x
 from harness.referee.protocol import Verdict
 from harness.report.ratings import GameResult, PairedEstimate, elo_ratings, los_matrix, paired_estimate, pentanomial
-from harness.store.store import Store, damaged
+from harness.store.store import Store, damaged, is_tournament_config
 from harness.text import csv_cell, visible
 from harness.match.verify import shown
 
@@ -90,8 +90,6 @@ class Report:
         """What the database holds: ``tournament`` (from a config: arena tournament, sprt, merge, or
         an import of such games), ``play`` (arena play's games) or ``games`` (imported games of any
         other config)."""
-        from harness.tournament.fingerprints import is_tournament_config
-
         if is_tournament_config(self.config):
             return "tournament"
         return "play" if self.config.get("kind") == "play" else "games"

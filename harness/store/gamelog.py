@@ -1,5 +1,6 @@
-"""Finished games out of the results database and back: JSON Lines export and import, readable game
-sheets, and the positions of a game one ply at a time (for ``arena replay``).
+"""Finished games out of the results database: JSON Lines export, readable game sheets, and the
+positions of a game one ply at a time (for ``arena replay``). harness.tournament.admit reads the
+lines back (``arena import``).
 
 An exported line is exactly the object ``arena match --json`` prints for a game, plus where the game
 came from: ``game_id`` (its number in the database, as ``arena games`` lists it and ``arena replay``
@@ -10,23 +11,15 @@ everything the database holds about the game, so importing the lines rebuilds it
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
-from harness.store.admit import Admission, Offered, Tournament, offered_from_data, tournament_from_data
-from harness.errors import UsageError
 from harness.games.registry import RuleOptions, get_game
 from harness.match.match import GameRecord, MoveRecord
 from harness.referee.protocol import Verdict
-from harness.store.records import Fields, record_from_data
 from harness.store.store import GameRow, Store
 from harness.text import visible
-from harness.match.verify import RecordRefused, shown
 
 EXTRA_KEYS = ("game_id", "key", "pair_key", "round", "finished_at", "tournament")
 """What an exported line holds beyond ``arena match --json``'s record."""
@@ -44,103 +37,6 @@ def export_records(store: Store, tournament: int | None = None) -> Iterator[dict
         data.update(game_id=row.id, key=row.key, pair_key=row.pair_key, round=row.round,
                     finished_at=row.finished_at, tournament=tournaments[row.tournament])
         yield data
-
-
-MAX_LINE_BYTES = 16 << 20
-"""The longest line ``arena import`` reads (an exported game of 10,000 plies is about 2 MiB)."""
-MAX_FILE_BYTES = 1 << 30
-"""The largest file ``arena import`` reads."""
-
-
-def import_records(store: Store, file: BinaryIO, source: str) -> tuple[int, int]:
-    """Add the exported games in ``file`` to ``store``, each into its tournament (found, or made,
-    by name and config), believing nothing a line claims (harness.store.admit); returns (games added,
-    games already there). All or nothing: the games are written in one transaction, which the
-    first refused line rolls back (UsageError or RecordRefused naming the file and line)."""
-    added = already = 0
-    with store.transaction():
-        admission = Admission(store)
-        for number, data in _objects(file, source):
-            try:
-                tournament, game = offered_line(data)
-                if admission.admit(tournament, game):
-                    added += 1
-                else:
-                    already += 1
-            except RecordRefused as error:
-                raise RecordRefused(f"{source} line {number}: {error}") from None
-    return added, already
-
-
-def offered_line(data: dict[str, Any]) -> tuple[Tournament, Offered]:
-    """The tournament and game of one exported line, every field's type checked."""
-    record = record_from_data(data, EXTRA_KEYS)
-    fields = Fields(data)
-    fields.whole("game_id", 1)  # its number in the database it came from: informative only
-    info = fields.object("tournament")
-    info.only(("name", "created_at", "config", "engines"))
-    return tournament_from_data(info, info.items("engines"), info.get("config")), offered_from_data(data, record)
-
-
-def read_lines(file: BinaryIO, source: str) -> Iterator[tuple[int, str]]:
-    """The lines of ``file`` (numbered from 1) as text, read one at a time: a line over
-    MAX_LINE_BYTES, a file over MAX_FILE_BYTES or bytes that are not UTF-8 are a UsageError at once."""
-    try:
-        info = os.fstat(file.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        info = None
-    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
-        raise UsageError(f"{source}: {info.st_size} bytes, over the {MAX_FILE_BYTES >> 30} GiB that one import "
-                         f"reads; split it (arena export --tournament K) or import its parts one by one")
-    total = 0
-    number = 0
-    while True:
-        line = file.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return
-        number += 1
-        total += len(line)
-        if total > MAX_FILE_BYTES:
-            raise UsageError(f"{source}: over the {MAX_FILE_BYTES >> 30} GiB that one import reads; split it "
-                             f"(arena export --tournament K) or import its parts one by one")
-        if len(line) > MAX_LINE_BYTES and not (len(line) == MAX_LINE_BYTES + 1 and line.endswith(b"\n")):
-            raise UsageError(f"{source} line {number}: longer than {MAX_LINE_BYTES >> 20} MiB, so not a game "
-                             f"'arena export' writes; give a file written by 'arena export'")
-        try:
-            yield number, line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{source} line {number}: not UTF-8 text; give a file written by 'arena export'") from None
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise ValueError(f"the key {shown(key)} is given twice")
-        found[key] = value
-    return found
-
-
-def _objects(file: BinaryIO, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in read_lines(file, source):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"{source} line {number}: not JSON ({error.msg}); give a file written by 'arena export'") from None
-        except (ValueError, RecursionError) as error:
-            why = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-            raise UsageError(f"{source} line {number}: not JSON as 'arena export' writes it ({why})") from None
-        if not isinstance(data, dict):  # its kind only: a line of another file is not shown
-            kind = ("true or false" if isinstance(data, bool) else "null" if data is None else "text"
-                    if isinstance(data, str) else "a number" if isinstance(data, (int, float)) else "a list")
-            raise UsageError(f"{source} line {number}: expected a JSON object (one game), got {kind}")
-        yield number, data
 
 
 def _options(record: GameRecord) -> Any:

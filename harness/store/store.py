@@ -14,20 +14,19 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from harness.tournament.config import TournamentConfig
-from harness.errors import ConfigError, StoreError
+from harness.errors import ConfigError, OutputError, StoreError
 from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS
 from harness.match.match import GameRecord, Termination
 from harness.referee.protocol import CallWarning, WarningKind
-from harness.tournament.schedule import ScheduledGame
 from harness.match.verify import RESULTS, RecordRefused, shown
+from harness.outputs import file_problem, folder_problem
 
 from harness.store.records import Fields, check_replayable, fault_from_data, record_from_data
 
@@ -173,6 +172,45 @@ def check_database_file(path: Path) -> None:
         raise _not_results(Path(path), problem)
 
 
+def check_database(path: Path, what: str) -> None:
+    """Refuse, before any work, a results database that cannot be written: the file, and its folder
+    (for the lock file, the log and SQLite's journal). ``what`` names it in the message (``--db``,
+    ``DB``)."""
+    check_database_file(path)
+    problem = folder_problem(path.parent)
+    for beside in (path, lock_path(path), log_path(path)):
+        if problem is None and os.path.lexists(beside):
+            problem = file_problem(beside) and f"{beside}: {file_problem(beside)}"
+    if problem is not None:
+        raise OutputError(f"invalid {what} {path}: {problem}; the database, its lock file and its log go in its "
+                          "folder: give a path in a folder you can write")
+
+
+class NewDatabase:
+    """Whether a database made by a command holds anything yet (see ``new_database``)."""
+
+    def __init__(self) -> None:
+        self.written = False
+        """Set once a transaction that adds something is committed: the database is kept then."""
+
+
+@contextlib.contextmanager
+def new_database(path: Path) -> Iterator[NewDatabase]:
+    """Remove the results database made inside the block (with its lock file and SQLite's journals)
+    when the block fails before anything was written to it: a refused import or merge leaves no
+    empty database behind."""
+    existed = os.path.lexists(path)
+    made = NewDatabase()
+    try:
+        yield made
+    except BaseException:
+        if not existed and not made.written:
+            for file in (path, lock_path(path), *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()
+        raise
+
+
 class _WriterLock:
     """An OS lock (POSIX ``lockf``) on ``<db>.lock``, held while one process writes the database.
 
@@ -226,6 +264,12 @@ def file_sha256(path: str | None) -> str | None:
     return digest.hexdigest()
 
 
+def is_tournament_config(config: Mapping[str, Any]) -> bool:
+    """Whether a stored config claims to be a tournament's (it has engines and rounds), as opposed
+    to the config of ``arena play``'s games."""
+    return "engines" in config and "rounds" in config
+
+
 def config_hash_of(config: dict[str, Any]) -> str:
     """The SHA-256 that identifies a tournament's config (its JSON with sorted keys)."""
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
@@ -253,6 +297,30 @@ def _warning(item: Any) -> CallWarning:
             else WarningKind.KILLED_AT_DEADLINE if "deadline" in text
             else WarningKind.SIGNAL_AFTER_ANSWER if "signal" in text else WarningKind.EXIT_STATUS_AFTER_ANSWER)
     return CallWarning(kind, text)
+
+
+@dataclass(frozen=True)
+class EngineEntry:
+    """An engine as a tournament's row records it."""
+
+    name: str
+    command: str
+    """The command as shown (``python3 engines/greedy.py``)."""
+    program: str | None
+    """The program file whose SHA-256 is recorded (None for a command without one)."""
+
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    """What the store records of a tournament's config: plain values, written as they are."""
+
+    name: str
+    fingerprint: dict[str, Any]
+    """Everything that decides the games' outcomes, stored as JSON with sorted keys; its SHA-256
+    (config_hash_of) identifies the tournament."""
+    path: str
+    """The config file (made absolute when stored), or "" for none."""
+    engines: tuple[EngineEntry, ...]
 
 
 @dataclass(frozen=True)
@@ -426,32 +494,31 @@ class Store:
             "SELECT 1 FROM tournaments WHERE id = ?", (tournament,)
         ).fetchone() is not None
 
-    def open_tournament(self, config: TournamentConfig, force_new: bool = False) -> int:
-        """The tournament to (re)run for ``config``: the existing one if unchanged, else refuse.
+    def open_tournament(self, entry: TournamentEntry, force_new: bool = False) -> int:
+        """The tournament to (re)run for ``entry``: the existing one if unchanged, else refuse.
 
         A changed config or engine file is refused with ConfigError unless ``force_new``, which starts
         a new tournament in the same database (earlier results are kept).
         """
-        existing = self.latest_tournament(config.name)
+        existing = self.latest_tournament(entry.name)
         if existing is not None and not force_new:
-            self._check_unchanged(existing, config)
+            self._check_unchanged(existing, entry)
             return existing
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._transaction() as cursor:
             cursor.execute(
                 _INSERT_TOURNAMENT,
-                (config.name, json.dumps(config.fingerprint(), sort_keys=True),
-                 config.fingerprint_hash(), str(Path(config.path).resolve()) if config.path else "", now),
+                (entry.name, json.dumps(entry.fingerprint, sort_keys=True),
+                 config_hash_of(entry.fingerprint), str(Path(entry.path).resolve()) if entry.path else "", now),
             )
             tournament = int(cursor.lastrowid or 0)
             cursor.executemany(
                 _INSERT_ENGINE,
-                [(tournament, e.name, e.display_command, e.program, file_sha256(e.program))
-                 for e in config.engines],
+                [(tournament, e.name, e.command, e.program, file_sha256(e.program)) for e in entry.engines],
             )
         return tournament
 
-    def _check_unchanged(self, tournament: int, config: TournamentConfig) -> None:
+    def _check_unchanged(self, tournament: int, entry: TournamentEntry) -> None:
         stored_json, stored_hash = self.connection.execute(
             "SELECT config_json, config_hash FROM tournaments WHERE id = ?", (tournament,)
         ).fetchone()
@@ -459,12 +526,12 @@ class Store:
             f"run with --force-new to start a new tournament in {self.path} (earlier results are "
             f"kept), or give another --db"
         )
-        if stored_hash != config.fingerprint_hash():
+        if stored_hash != config_hash_of(entry.fingerprint):
             stored = self.tournament_info(tournament)["config"]
-            current = config.fingerprint()
+            current = entry.fingerprint
             changed = sorted(key for key in set(stored) | set(current) if stored.get(key) != current.get(key))
             raise ConfigError(
-                f"{self.path} holds tournament {config.name!r} with a different config "
+                f"{self.path} holds tournament {entry.name!r} with a different config "
                 f"(changed: {', '.join(changed)}); {fix}"
             )
         stored_engines = {
@@ -472,11 +539,11 @@ class Store:
                 "SELECT name, program, sha256 FROM engines WHERE tournament_id = ?", (tournament,)
             )
         }
-        for engine in config.engines:
+        for engine in entry.engines:
             program, sha = stored_engines.get(engine.name, (None, None))
             if sha != file_sha256(engine.program):
                 raise ConfigError(
-                    f"engine {engine.name!r} changed since tournament {config.name!r} started in "
+                    f"engine {engine.name!r} changed since tournament {entry.name!r} started in "
                     f"{self.path} (the SHA-256 of {engine.program} differs); {fix}"
                 )
 
@@ -486,10 +553,6 @@ class Store:
         return {row[0] for row in self.connection.execute(
             "SELECT game_id FROM games WHERE tournament_id = ?", (tournament,)
         )}
-
-    def save_game(self, tournament: int, game: ScheduledGame, record: GameRecord) -> bool:
-        """Write one finished game and its moves in one transaction; False if it was already there."""
-        return self.save_record(tournament, game.game_id, game.pair_key, game.round, record) is not None
 
     def save_record(self, tournament: int, key: str, pair_key: str, round_number: int, record: GameRecord,
                     finished_at: str | None = None) -> int | None:
@@ -520,7 +583,7 @@ class Store:
                           path: str = "", created_at: str | None = None) -> int:
         """The tournament named ``name`` with exactly this config (created, with its engines, if
         missing; an engine not yet in it is added): where ``arena play`` stores its games. Games from
-        outside go through harness.store.admit instead, which adds nothing unchecked."""
+        outside go through harness.tournament.admit instead, which adds nothing unchecked."""
         config_json = json.dumps(config, sort_keys=True)
         config_hash = config_hash_of(config)
         row = self.connection.execute(

@@ -5,7 +5,7 @@ checked against the cluster's CA: ``cluster_certs``, made by ``arena cluster cer
 allowed on loopback, elsewhere only with ``--insecure-cluster``. ``--cluster local:K`` starts a local
 cluster of K worker slots on 127.0.0.1, with credentials that exist only in its processes.
 
-Each game is one task running tournament._play on a worker, with the referee and the sandbox mode
+Each game is one task running executor.play_scheduled on a worker, with the referee and the sandbox mode
 resolved there. Before a game the worker checks the engines' files against the coordinator's
 SHA-256; a mismatch fails that game as a harness failure (not stored, retried by a rerun), never as
 a forfeit. The task returns plain data (JSON bytes, never a pickle), and the coordinator believes
@@ -19,7 +19,6 @@ dask is imported only here and only when a cluster is used: engines and the CLI 
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import os
@@ -30,13 +29,22 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import HarnessError
+from harness.tournament.address import ADDRESS_HELP as ADDRESS_HELP
+from harness.tournament.address import LOCAL_HOST as LOCAL_HOST
+from harness.tournament.address import MAX_LOCAL_SLOTS as MAX_LOCAL_SLOTS
+from harness.tournament.address import ClusterAddress as ClusterAddress
+from harness.tournament.address import is_loopback as is_loopback
+from harness.tournament.address import parse_cluster as parse_cluster
+from harness.tournament.executor import Failed, Finished, Warn, play_scheduled
+from harness.tournament.executor import Job as Job
+from harness.tournament.executor import expected_hashes as expected_hashes
 from harness.referee.sandbox import SandboxMode
 
 if TYPE_CHECKING:
@@ -50,9 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.cluster")
 
-MAX_LOCAL_SLOTS = 256
-"""Most worker slots of a ``local:K`` cluster (as many as ``concurrency`` allows)."""
-LOCAL_HOST = "127.0.0.1"
 CONNECT_SECONDS = 10.0
 """How long to try reaching a scheduler before giving up, unless dask's own setting is given in the
 environment (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT, e.g. 30s)."""
@@ -66,15 +71,6 @@ MAX_REFUSALS = 3
 """Results of one game refused before it is counted as failed (each refusal bans its worker, so only
 a worker the scheduler cannot name could be asked again)."""
 _WINDOW_REFRESH_SECONDS = 2.0
-_HOST = r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
-_SCHEDULER = re.compile(rf"(?P<scheme>tcp|tls)://{_HOST}:(?P<port>[0-9]{{1,5}})")
-_LOCAL = re.compile(r"local:(?P<slots>[0-9]{1,6})")
-ADDRESS_HELP = (
-    f"tls://HOST:PORT (a running dask scheduler with TLS), tcp://HOST:PORT (one without: loopback only, "
-    f"unless --insecure-cluster) or local:K (a cluster of K worker slots on this machine, 1 to {MAX_LOCAL_SLOTS})"
-)
-
-
 class ClusterError(HarnessError):
     """A cluster that cannot be used: unreachable scheduler, lost connection, an address refused."""
 
@@ -82,67 +78,6 @@ class ClusterError(HarnessError):
 class WorkerMismatch(HarnessError):
     """A worker cannot play a game as the coordinator would: an engine file missing or different there,
     or a sandbox it cannot provide. The game is a harness failure, not the engine's forfeit."""
-
-
-@dataclass(frozen=True)
-class ClusterAddress:
-    """Where games run: a running scheduler (``tls://`` or ``tcp://HOST:PORT``) or a local cluster (``local:K``)."""
-
-    scheduler: str | None = None
-    """The scheduler's address, or None for a local cluster."""
-    local_slots: int | None = None
-    """Worker slots (games at once) of a local cluster."""
-
-    def __str__(self) -> str:
-        return self.scheduler if self.scheduler is not None else f"local:{self.local_slots}"
-
-    @property
-    def scheme(self) -> str:
-        """``tls``, ``tcp`` or ``local``."""
-        return "local" if self.scheduler is None else self.scheduler.split("://", 1)[0]
-
-    @property
-    def host(self) -> str | None:
-        """The scheduler's host (an IPv6 address without brackets), or None for a local cluster."""
-        if self.scheduler is None:
-            return None
-        host = self.scheduler.split("://", 1)[1].rsplit(":", 1)[0]
-        return host[1:-1] if host.startswith("[") else host
-
-    @property
-    def port(self) -> int | None:
-        return None if self.scheduler is None else int(self.scheduler.rsplit(":", 1)[1])
-
-
-def parse_cluster(text: str) -> ClusterAddress:
-    """``tls://HOST:PORT``, ``tcp://HOST:PORT`` or ``local:K``; ValueError (saying what is expected) otherwise."""
-    value = text.strip()
-    remote = _SCHEDULER.fullmatch(value)
-    if remote is not None and 1 <= int(remote["port"]) <= 65535 and _valid_host(remote["host"]):
-        return ClusterAddress(scheduler=value)
-    local = _LOCAL.fullmatch(value)
-    if local is not None and 1 <= int(local["slots"]) <= MAX_LOCAL_SLOTS:
-        return ClusterAddress(local_slots=int(local["slots"]))
-    raise ValueError(f"expected {ADDRESS_HELP}, got {text!r}")
-
-
-def _valid_host(host: str) -> bool:
-    if not host.startswith("["):
-        return True
-    try:
-        return ipaddress.ip_address(host[1:-1]).version == 6
-    except ValueError:
-        return False
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a name or an address) is this machine's loopback: ``localhost`` or 127.x, ::1."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -197,26 +132,6 @@ def local_layout(slots: int, cores: int | None = None) -> tuple[int, int]:
 
 
 # --- the worker's side ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Job:
-    """What every game of a tournament needs on a worker, besides the game and its two engines."""
-
-    settings: GameSettings
-    sandbox: SandboxMode
-    """Resolved on the worker: ``auto`` falls back there (with a warning back), ``required`` refuses."""
-    file_bytes: int
-    processes: int
-    hashes: tuple[tuple[str, str | None], ...]
-    """(program file, the coordinator's SHA-256) of every engine."""
-
-
-def expected_hashes(engines: Sequence[EngineSpec]) -> tuple[tuple[str, str | None], ...]:
-    """The SHA-256 of each engine's program file here, as the store records it."""
-    from harness.store.store import file_sha256
-
-    return tuple((engine.program, file_sha256(engine.program)) for engine in engines if engine.program is not None)
 
 
 def check_programs(engines: Sequence[EngineSpec], hashes: Mapping[str, str | None], where: str) -> dict[str, str | None]:
@@ -305,7 +220,6 @@ def play_checked(game: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) ->
     hashes found here, the game's log lines): plain data that runs nothing where it is read, and no
     exception to be pickled back."""
     from harness.referee import sandbox as sandbox
-    from harness.tournament.run import _play, _Settings  # not at import: config imports this module
 
     reply: dict[str, Any] = {"record": None, "failure": None, "warning": None, "hashes": {}, "logs": []}
     where = _worker_name()
@@ -315,9 +229,8 @@ def play_checked(game: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) ->
             confined, warning = sandbox.resolve(job.sandbox)
         except sandbox.SandboxUnavailable as error:
             raise WorkerMismatch(f"{where}: {error}") from None
-        limits = job.settings.limits(sandbox=confined, file_bytes=job.file_bytes, processes=job.processes)
         with _game_logs() as logs:
-            record = _play(game, x, o, _Settings(job.settings, limits))
+            record = play_scheduled(game, x, o, job.settings, job.limits(confined))
         reply["record"] = record.to_json()
         reply["logs"] = logs
         if warning is not None and job.sandbox is not SandboxMode.OFF:
@@ -502,7 +415,7 @@ def connect_seconds() -> float:
 
 def _warm_up(job: Job) -> None:
     """On a worker: load what a game needs (the harness, the game's rules) before the first game."""
-    import harness.tournament.run  # noqa: F401
+    import harness.tournament.executor  # noqa: F401
 
     job.settings.rules  # noqa: B018 - the property imports the game's module
 
@@ -532,9 +445,9 @@ def play_on_cluster(
     games: Sequence[ScheduledGame],
     specs: Mapping[str, EngineSpec],
     job: Job,
-    finished: Callable[[ScheduledGame, GameRecord], None],
-    failed: Callable[[ScheduledGame, str], None],
-    warn: Callable[[str], None],
+    finished: Finished,
+    failed: Failed,
+    warn: Warn,
 ) -> None:
     """Play ``games`` on the cluster, calling ``finished`` once per game as each checked result
     arrives (or ``failed``, with why, for a game the cluster could not play).

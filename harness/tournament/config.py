@@ -20,9 +20,9 @@ from typing import Any, Literal
 import pydantic
 import yaml
 
-from harness.tournament.cluster import ClusterAddress, parse_cluster
+from harness.tournament.address import ClusterAddress, parse_cluster
 from harness.referee.engine_specs import (
-    BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
+    BUILTIN, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
 )
 from harness.errors import ConfigError, EngineError
 from harness.games.betsy.rules import MAX_N
@@ -33,8 +33,9 @@ from harness.referee.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.match.settings import MAX_PLIES, GameSettings
 from harness.text import is_text, read_bounded, without_values
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+TOURNAMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""A tournament's name (also its results file's: results/<name>.sqlite)."""
+ENGINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 """Engine names appear in game ids joined by ':', so they may not contain it."""
 
 MAX_ROUNDS = 10_000
@@ -409,7 +410,7 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
 
 
 def _name_problems(name: str) -> list[str]:
-    if _NAME.fullmatch(name):
+    if TOURNAMENT_NAME.fullmatch(name):
         return []
     return [f"name: expected letters, digits, '_', '.' or '-' (it names the results file), got {name!r}"]
 
@@ -425,7 +426,7 @@ def _engine_specs(entries: list[_Engine | None], base: Path, game: str | None = 
         if entry is None:
             continue
         key = f"engines[{index}]"
-        if not _ENGINE_NAME.fullmatch(entry.name):
+        if not ENGINE_NAME.fullmatch(entry.name):
             problems.append(
                 f"{key}.name: expected letters, digits, '_', '.', '+' or '-', starting with a letter or "
                 f"digit, got {entry.name!r}"
@@ -438,7 +439,7 @@ def _engine_specs(entries: list[_Engine | None], base: Path, game: str | None = 
             continue
         try:
             if entry.builtin is not None:
-                if entry.builtin not in BUILTINS:
+                if entry.builtin not in BUILTIN:
                     problems.append(
                         f"{key}.builtin: unknown built-in engine {entry.builtin!r}; expected one of "
                         f"{', '.join(builtin_names())}"
@@ -469,8 +470,8 @@ _OPTION_WORDS = {int: "a whole number", float: "a number", bool: "true or false"
 
 
 def _option_problems(key: str, builtin: str, options: Mapping[str, object]) -> list[str]:
-    """A built-in's options checked against the ones it declares (harness.referee.engine_specs.BUILTIN_OPTIONS)."""
-    declared = BUILTIN_OPTIONS.get(builtin, {})
+    """A built-in's options checked against the ones it declares (harness.referee.engine_specs.BUILTIN_ENGINES)."""
+    declared = BUILTIN[builtin].options if builtin in BUILTIN else {}
     problems = []
     for name, value in options.items():
         kind = declared.get(name.replace("-", "_"))

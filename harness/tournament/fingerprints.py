@@ -13,7 +13,8 @@ from typing import Any
 
 import pydantic
 
-from harness.tournament.config import _ENGINE_NAME, _NAME, MAX_OPENING_PLIES, MAX_ROUNDS, Opening, TournamentConfig
+from harness.store.store import is_tournament_config as is_tournament_config
+from harness.tournament.config import ENGINE_NAME, TOURNAMENT_NAME, MAX_OPENING_PLIES, MAX_ROUNDS, Opening, TournamentConfig
 from harness.referee.engine_specs import EngineSpec
 from harness.games.errors import PositionError
 from harness.tournament.schedule import ScheduledGame, opening_for, pair_prefix
@@ -26,12 +27,6 @@ class NotAFingerprint(ValueError):
     """A stored config that is not one ``arena tournament`` writes: the message says what is wrong."""
 
 
-def is_tournament_config(config: Mapping[str, Any]) -> bool:
-    """Whether a stored config claims to be a tournament's (it has engines and rounds), as opposed
-    to the config of ``arena play``'s games."""
-    return "engines" in config and "rounds" in config
-
-
 def config_from_fingerprint(data: Mapping[str, Any]) -> TournamentConfig:
     """The TournamentConfig whose fingerprint is ``data``; NotAFingerprint naming the first problem."""
     try:
@@ -42,7 +37,7 @@ def config_from_fingerprint(data: Mapping[str, Any]) -> TournamentConfig:
         raise NotAFingerprint(f"{where}: {first.get('msg')}") from None
     rules = settings.rules
     name = data.get("name")
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not TOURNAMENT_NAME.fullmatch(name):
         raise NotAFingerprint("name: expected letters, digits, '_', '.' or '-'")
     key = rules.size_key
     sizes = data.get(key)
@@ -76,7 +71,7 @@ def config_from_fingerprint(data: Mapping[str, Any]) -> TournamentConfig:
     specs = []
     for index, engine in enumerate(engines):
         if not (isinstance(engine, dict) and isinstance(engine.get("name"), str)
-                and _ENGINE_NAME.fullmatch(engine["name"]) and _words(engine.get("command"))
+                and ENGINE_NAME.fullmatch(engine["name"]) and _words(engine.get("command"))
                 and _words(engine.get("extra_args"))):
             raise NotAFingerprint(f"engines[{index}]: expected a name of letters, digits, '_', '.', '+' or '-', "
                                   f"a command and extra_args (lists of words)")

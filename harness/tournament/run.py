@@ -9,12 +9,8 @@ config, the games run on a dask cluster instead (harness/tournament/cluster.py),
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -23,12 +19,10 @@ from harness.referee import sandbox as sandbox
 from harness.referee.sandbox import SandboxMode
 from harness.tournament.config import TournamentConfig
 from harness.errors import UsageError
-from harness.referee.engine_specs import EngineSpec
-from harness.match.match import GameRecord, Standing, play_game, score_for_x
-from harness.referee.referee import Limits, inherit_limits, remove_scratch, stop_calls
-from harness.match.settings import GameSettings
-from harness.tournament.schedule import ScheduledGame, check_schedule_size, schedule, start_position
-from harness.store.store import Store, damaged
+from harness.match.match import GameRecord, Standing, score_for_x
+from harness.tournament.executor import Job, play_locally
+from harness.tournament.schedule import ScheduledGame, check_schedule_size, schedule
+from harness.store.store import EngineEntry, Store, TournamentEntry, damaged
 from harness.match.verify import shown
 
 if TYPE_CHECKING:
@@ -52,49 +46,14 @@ class RunSummary:
     standings: dict[str, Standing] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class _Settings:
-    game: GameSettings
-    limits: Limits
+def tournament_entry(config: TournamentConfig) -> TournamentEntry:
+    """What the store records of ``config``: its name, fingerprint, file and engines."""
+    return TournamentEntry(config.name, config.fingerprint(), config.path or "",
+                           tuple(EngineEntry(e.name, e.display_command, e.program) for e in config.engines))
 
 
 def default_db_path(config: TournamentConfig) -> Path:
     return Path("results") / f"{config.name}.sqlite"
-
-
-def _init_worker(limits: Limits) -> None:
-    """Workers leave Ctrl-C to the coordinator, and die (killing their engine) if it dies. Without
-    the sandbox a worker holds its engines' limits itself: they inherit them (referee.inherit_limits)."""
-    if not limits.sandbox:
-        inherit_limits(limits)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _terminate_worker)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            PR_SET_PDEATHSIG = 1
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-
-
-def _terminate_worker(signum: int, frame: object) -> None:
-    stop_calls()
-    sandbox.remove_staged()
-    remove_scratch()
-    os._exit(1)
-
-
-def _play(game: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: _Settings) -> GameRecord:
-    log.debug("start %s: %s (x) vs %s (o), %s", game.game_id, x.name, o.name,
-              settings.game.rules.size_phrase(game.size))
-    record = play_game(
-        x, o, settings.game, game.size, start=start_position(game, settings.game), limits=settings.limits,
-    )
-    if record.fault is not None:
-        log.warning("%s: %s", game.game_id, record.reason)
-    return record
 
 
 def standings_text(standings: dict[str, Standing]) -> str:
@@ -143,7 +102,7 @@ def run_tournament(
     path = Path(db_path) if db_path is not None else default_db_path(config)
     store = Store(path)
     try:
-        tournament = store.open_tournament(config, force_new)
+        tournament = store.open_tournament(tournament_entry(config), force_new)
         games = schedule(config, rounds)  # only the share's rounds are listed
         done = store.done_game_ids(tournament)
         todo = [game for game in games if game.game_id not in done]
@@ -175,65 +134,49 @@ def _run_games(
     on_game: Callable[[ScheduledGame, GameRecord], None] | None,
     on_warning: Callable[[str], None] | None = None,
 ) -> None:
-    if config.cluster is not None:
-        _run_on_cluster(config, store, tournament, todo, summary, progress, on_game, on_warning)
-        return
+    """Play ``todo`` on the config's executor (the local pool, or its dask cluster); each result is
+    stored here as it arrives, and both executors report through the same callbacks."""
+    told: set[str] = set()
+
+    def warn(message: str) -> None:
+        log.warning("%s", message)
+        if on_warning is not None and message not in told:
+            told.add(message)
+            on_warning(message)
+
+    def failed(game: ScheduledGame, why: str) -> None:
+        log.error("game %s not played: %s; a rerun retries it", game.game_id, why)
+        summary.failed += 1
+        if on_warning is not None and why not in told:
+            told.add(why)
+            on_warning(f"a game was not played: {why}")
+
     specs = {engine.name: engine for engine in config.engines}
-    confined, warning = sandbox.resolve(config.sandbox)
-    if warning is not None:
-        log.warning("%s", warning)
-        if on_warning is not None:
-            on_warning(warning)
-    settings = _Settings(
-        config.settings,
-        config.settings.limits(sandbox=confined, file_bytes=config.max_file_mb << 20,
-                               processes=config.max_processes),
-    )
     bar = _progress_bar(summary, progress)
-    pending = list(todo)
-    restarts = 0
+
+    def finished(game: ScheduledGame, record: GameRecord) -> None:
+        _finished(store, tournament, game, record, summary, on_game, bar)
+
     try:
-        while pending:
-            workers = max(1, min(config.concurrency, len(pending)))
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings.limits,))
-            futures: dict[Future[GameRecord], ScheduledGame] = {}
-            try:
-                for game in pending:
-                    futures[pool.submit(_play, game, specs[game.x], specs[game.o], settings)] = game
-                waiting = set(futures)
-                while waiting:
-                    finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        game = futures[future]
-                        try:
-                            record = future.result()
-                        except BrokenProcessPool:
-                            continue  # replayed below with a fresh pool
-                        except Exception:  # a harness bug must not stop the tournament
-                            log.exception("game %s failed in the harness; a rerun retries it", game.game_id)
-                            summary.failed += 1
-                            pending.remove(game)
-                            continue
-                        pending.remove(game)
-                        _finished(store, tournament, game, record, summary, on_game, bar)
-            except BrokenProcessPool:
-                pass
-            except KeyboardInterrupt:
-                summary.interrupted = True
-                _stop_pool(pool)
-                raise
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
-            if pending:
-                restarts += 1
-                log.error("a worker process died; restarting the pool for %d games (restart %d)",
-                          len(pending), restarts)
-                if restarts > 3:
-                    summary.failed += len(pending)
-                    log.error("giving up after %d pool restarts; a rerun retries the rest", restarts - 1)
-                    break
+        if config.cluster is None:
+            play_locally(todo, specs, _job(config, ()), config.concurrency, finished, failed, warn)
+        else:
+            from harness.tournament import cluster as cluster
+
+            if config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
+                warn(str(sandbox.resolve(SandboxMode.OFF)[1]))
+            access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+            job = _job(config, cluster.expected_hashes(config.engines))  # workers check the files against these
+            cluster.play_on_cluster(access, todo, specs, job, finished, failed, warn)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        raise
     finally:
         bar.close()
+
+
+def _job(config: TournamentConfig, hashes: tuple[tuple[str, str | None], ...]) -> Job:
+    return Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes, hashes)
 
 
 def _progress_bar(summary: RunSummary, progress: bool) -> tqdm[NoReturn]:
@@ -255,7 +198,7 @@ def _finished(
     bar: tqdm[NoReturn],
 ) -> None:
     """Store a finished game and count it, once: a game already in the store is not counted again."""
-    if not store.save_game(tournament, game, record):
+    if store.save_record(tournament, game.game_id, game.pair_key, game.round, record) is None:
         log.warning("%s: already in the database; this result is dropped", game.game_id)
         return
     summary.played += 1
@@ -267,62 +210,3 @@ def _finished(
         on_game(game, record)
     bar.update(1)
     bar.set_postfix_str(standings_text(summary.standings), refresh=False)
-
-
-def _run_on_cluster(
-    config: TournamentConfig,
-    store: Store,
-    tournament: int,
-    todo: list[ScheduledGame],
-    summary: RunSummary,
-    progress: bool,
-    on_game: Callable[[ScheduledGame, GameRecord], None] | None,
-    on_warning: Callable[[str], None] | None,
-) -> None:
-    """Play ``todo`` on the config's dask cluster; each result is stored here as it arrives."""
-    from harness.tournament import cluster as cluster
-
-    assert config.cluster is not None
-    told: set[str] = set()
-
-    def warn(message: str) -> None:
-        log.warning("%s", message)
-        if on_warning is not None and message not in told:
-            told.add(message)
-            on_warning(message)
-
-    def failed(game: ScheduledGame, why: str) -> None:
-        log.error("game %s not played: %s; a rerun retries it", game.game_id, why)
-        summary.failed += 1
-        if on_warning is not None and why not in told:
-            told.add(why)
-            on_warning(f"a game was not played: {why}")
-
-    if config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
-        warn(str(sandbox.resolve(SandboxMode.OFF)[1]))
-    access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
-    job = cluster.Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes,
-                      cluster.expected_hashes(config.engines))
-    specs = {engine.name: engine for engine in config.engines}
-    bar = _progress_bar(summary, progress)
-    try:
-        cluster.play_on_cluster(
-            access, todo, specs, job,
-            lambda game, record: _finished(store, tournament, game, record, summary, on_game, bar),
-            failed, warn,
-        )
-    except KeyboardInterrupt:
-        summary.interrupted = True
-        raise
-    finally:
-        bar.close()
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Terminate the workers now (each kills its engine call first); their games are replayed later."""
-    processes = getattr(pool, "_processes", None) or {}  # no public API to stop running tasks
-    for process in list(processes.values()):
-        try:
-            process.terminate()
-        except (OSError, AttributeError):
-            pass
