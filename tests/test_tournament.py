@@ -398,9 +398,10 @@ engines:
 
 def test_a_worker_holding_the_limits_still_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
     # A pool worker starts its engines directly (no prlimit in front): a missing program is a start failure.
-    code = ("from harness.referee.referee import Limits, ask, inherit_limits\n"
+    code = ("from harness.referee.protocol import Clock\n"
+            "from harness.referee.referee import Limits, ask, inherit_limits\n"
             "from harness.games.betsy.rules import initial_position\n"
             "inherit_limits(Limits())\n"
-            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), 1, Limits()).detail)\n")
+            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), Clock(1), Limits()).detail)\n")
     result = run_program([sys.executable, "-c", code])
     assert (result.returncode, result.stdout) == (0, f"cannot start {str(tmp_path / 'gone.py')!r}: no such file or command\n")

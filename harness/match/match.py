@@ -191,13 +191,13 @@ def play_game(
     on_move: MoveCallback | None = None,
 ) -> GameRecord:
     """Play one game under ``settings``, from ``start`` or the empty board of ``size``; any engine
-    fault loses the game for that engine and is recorded. ``limits`` default to the settings' own."""
+    fault loses the game for that engine and is recorded. ``limits``: the referee's defaults if not given."""
     game = settings.rules
     if start is not None:
         position = game.position(start.size_text, start.player, start.board(), settings.options)
     else:
         position = game.initial(size if size is not None else game.default_size, settings.options)
-    call_limits = limits if limits is not None else settings.limits()
+    call_limits = limits if limits is not None else Limits()
     engines = {"x": x, "o": o}
     record = GameRecord(
         x.name, o.name, game.name, position.size_text, settings.time, position.board(), position.player,
@@ -207,7 +207,7 @@ def play_game(
     while True:
         player = position.player
         engine = engines[player]
-        call = ask(engine.command, position, settings.time, call_limits, engine.extra_args)
+        call = ask(engine.command, position, settings.clock, call_limits, engine.extra_args)
         ply = record.plies + 1
         if call.verdict is not Verdict.OK:
             record.moves.append(_move_record(ply, player, engine.name, call, None))

@@ -54,7 +54,7 @@ class Job:
 
     def limits(self, confined: bool) -> Limits:
         """The referee's limits of every engine call, with the sandbox as resolved (``confined``)."""
-        return self.settings.limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes)
+        return Limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes)
 
 
 def expected_hashes(engines: Sequence[EngineSpec]) -> tuple[tuple[str, str | None], ...]:

@@ -34,7 +34,7 @@ from harness.games.kings_horses.oracle import Oracle
 from harness.games.kings_horses.rules import WORDS, Position, race_lead, random_position
 from harness.games.registry import get_game
 from harness.referee.protocol import Verdict
-from harness.referee.referee import CallResult, resolve_interpreter, run_call
+from harness.referee.referee import CallResult, Limits, resolve_interpreter, run_call
 from harness.rng import Rng
 from harness.text import excerpt
 from harness.validate.validator import (Category, Check, Place, Role, Settings, Status, ValidationReport, kind_of, make_category,
@@ -232,8 +232,8 @@ class KingsHorsesValidator:
         self.program = program
         self.settings = settings
         self.start_problem = start_problem
-        self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                                           processes=settings.processes)
+        self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
+                            processes=settings.processes)
         self.progress = progress or (lambda _text: None)
 
     def argv(self, position: Position, move: bool) -> list[str]:
@@ -248,7 +248,7 @@ class KingsHorsesValidator:
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
-            result = run_call(argv, case.position, self.settings.seconds, self.limits,
+            result = run_call(argv, case.position, self.settings.clock, self.limits,
                               command_length=len(self.engine.command))
         return Asked(case, result, [line for line in result.stdout_tail if line.strip()])
 

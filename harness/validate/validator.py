@@ -24,8 +24,8 @@ from harness.referee.engine_specs import EngineSpec, builtin_engine, command_wor
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
 from harness.games.suites import Case, Suites
-from harness.referee.protocol import Verdict, WarningKind
-from harness.referee.referee import CallResult, ask
+from harness.referee.protocol import Clock, Verdict, WarningKind
+from harness.referee.referee import CallResult, Limits, ask
 from harness.match.settings import GameSettings
 from harness.text import excerpt
 
@@ -229,7 +229,13 @@ class Settings:
 
     @property
     def seconds(self) -> float:
+        """Seconds per move given to the program."""
         return self.play.time
+
+    @property
+    def clock(self) -> Clock:
+        """The referee's clock of every call of the program (``GameSettings.clock``)."""
+        return self.play.clock
 
 
 @dataclass(frozen=True)
@@ -262,8 +268,8 @@ class Validator:
         self.suites: Suites[Position] = self.game.suites()
         self.sizes = settings.sizes or self.game.example_sizes
         self.start_problem = start_problem
-        self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                                           processes=settings.processes)
+        self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
+                            processes=settings.processes)
         self.calls: list[Call] = []
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
@@ -276,11 +282,11 @@ class Validator:
     def call(self, label: str, position: Position) -> CallResult:
         if self.engine is None:
             argv = (*command_words(self.program), position.size_text, position.player, position.board(),
-                    f"{self.settings.seconds:g}")
+                    self.settings.clock.seconds_text)
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
-            result = ask(self.engine.command, position, self.settings.seconds, self.limits,
+            result = ask(self.engine.command, position, self.settings.clock, self.limits,
                          self.engine.extra_args)
         self.calls.append(Call(label, position.copy(), result))
         return result
@@ -540,7 +546,7 @@ class Validator:
         n = self.game.legacy_n(size)
         if n is not None:
             summary["n"] = n
-        game_settings = GameSettings.model_validate({**self.settings.play.model_dump(), "max_plies": max_plies})
+        game_settings = self.settings.play.model_copy(update={"max_plies": max_plies})
 
         def play(task: tuple[str, int]) -> tuple[GameRecord, dict[str, Any] | None, bool]:
             name, game = task
@@ -581,7 +587,8 @@ class Validator:
         to_move = "o" if last.player == "x" else "x"
         position = self.game.position(record.size, to_move, last.board or "", self.settings.play.options)
         judge = builtin_engine("alphabeta", {"depth": 12})
-        result = ask(judge.command, position, 1, self.limits, judge.extra_args + ("--info",))
+        result = ask(judge.command, position, Clock(1, self.settings.play.grace), self.limits,
+                     judge.extra_args + ("--info",))
         scores = [int(line.split(" score ")[1].split()[0]) for line in result.stderr_tail.splitlines()
                   if line.startswith("info depth ") and " score " in line and "(partial)" not in line]
         if not scores:
