@@ -53,7 +53,7 @@ def test_quick_yaml_loads_with_its_fields() -> None:
     path = ROOT / "configs" / "quick.yaml"
     config = load_config(path)
     assert isinstance(config, TournamentConfig)
-    assert (config.name, config.game.name, config.sizes) == ("quick", "betsy", ("5",))
+    assert (config.name, config.rules.name, config.sizes) == ("quick", "betsy", ("5",))
     assert (config.settings.time, config.settings.allow_fractional_time, config.settings.grace) == (1.0, False, 0.5)
     assert (config.settings.max_plies, config.settings.win_priority, config.format) == (200, "mover", "round-robin")
     assert config.rounds == 1

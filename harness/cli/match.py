@@ -143,7 +143,7 @@ def _match_starts(settings: Any, size: str, size_given: bool, start: tuple[str, 
         seed = 1
     if seed is not None:
         return [rules.position(size, o.player, o.board, options)
-                for o in (random_opening(size, plies, seed, k, rules) for k in range(MAX_OPENINGS))]
+                for o in (random_opening(rules, size, plies, seed, k) for k in range(MAX_OPENINGS))]
     return []
 
 
