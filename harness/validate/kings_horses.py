@@ -37,8 +37,8 @@ from harness.referee.protocol import Verdict
 from harness.referee.referee import CallResult, Limits, resolve_interpreter, run_call
 from harness.rng import Rng
 from harness.text import excerpt
-from harness.validate.validator import (Category, Check, Place, Role, Settings, Status, ValidationReport, kind_of, make_category,
-                              summary, where)
+from harness.validate.validator import (Category, Check, Place, Role, Status, ValidationReport, ValidationSettings,
+                                        kind_of, make_category, summary, where)
 
 ROLES = {"protocol": Role.REQUIRED, "correctness": Role.REQUIRED, "time": Role.REQUIRED, "moves": Role.GRADED}
 """The categories, in report order, with their roles (harness.validate.validator.Role)."""
@@ -226,7 +226,7 @@ class Asked:
 class KingsHorsesValidator:
     """Asks the program about every case (verdict form and ``--move`` form) and judges the answers."""
 
-    def __init__(self, engine: EngineSpec | None, program: str, settings: Settings, start_problem: str | None,
+    def __init__(self, engine: EngineSpec | None, program: str, settings: ValidationSettings, start_problem: str | None,
                  progress: Callable[[str], None] | None = None) -> None:
         self.engine = engine
         self.program = program
@@ -363,10 +363,10 @@ class KingsHorsesValidator:
             def place(item: Asked) -> Place:
                 return Place("", item.case.position.player, item.case.band or "hand-made")
 
-            game = get_game("kings-horses")
+            rules = get_game("kings-horses")
             category.summary = (f"{len(late)} of {len(ran)} calls had no answer by {limit:g} s + "
                                 f"{self.settings.play.grace:g} s grace: "
-                                f"{where([place(item) for item in late], [place(item) for item in ran], game, False)}. "
+                                f"{where([place(item) for item in late], [place(item) for item in ran], rules, False)}. "
                                 f"Fix: {TIME_FIX}; per band: {', '.join(figures)}")
         else:
             category.summary = f"all {len(ran)} calls answered in time; per band: {', '.join(figures)}"
@@ -407,7 +407,7 @@ class KingsHorsesValidator:
         return category
 
 
-def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Settings,
+def validate_kings_horses(program: str, engine: EngineSpec | None, settings: ValidationSettings,
                           start_problem: str | None = None,
                           progress: Callable[[str], None] | None = None, seed: int = 1) -> ValidationReport:
     """Every category for a ``bestmove.py`` (see the module's doc)."""
