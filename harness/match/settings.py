@@ -58,6 +58,15 @@ class GameSettings(pydantic.BaseModel):
             raise ValueError(f"win_priority: a Betsy rule, {self.game} has no such option")
         return self
 
+    def game_settings(self) -> GameSettings:
+        """These settings alone, as checked: a subclass's (a tournament config's model) without its
+        other keys, and without checking them again."""
+        if type(self) is GameSettings:
+            return self
+        alone = GameSettings.model_construct(**{key: getattr(self, key) for key in GameSettings.model_fields})
+        alone._clock = self._clock
+        return alone
+
     @property
     def clock(self) -> Clock:
         """The referee's clock for every move of these settings, made once when they were checked."""

@@ -523,7 +523,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
                 )
     if problems:
         raise _fail(file, problems)
-    settings = GameSettings.model_validate({key: getattr(model, key) for key in GameSettings.model_fields})
+    settings = model.game_settings()
     return TournamentConfig(
         name=model.name,
         settings=settings,
