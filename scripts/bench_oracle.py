@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.referee.engine_specs import resolve_engine  # noqa: E402
 from harness.games.betsy.rules import Position  # noqa: E402
+from harness.referee.protocol import Clock  # noqa: E402
 from harness.referee.referee import ask  # noqa: E402
 
 FULL_DATA = ROOT.parent / "shared" / "data" / "betsy3_oracle_sample.jsonl"
@@ -42,10 +43,11 @@ def main() -> None:
     if args.limit:
         rows = rows[: args.limit]
     engine = resolve_engine(args.engine)
+    clock = Clock(args.time)
 
     def judge(row: dict[str, object]) -> tuple[int, bool, str]:
         position = Position.from_text(str(row["n"]), str(row["player"]), str(row["board"]))
-        result = ask([*engine.command], position, args.time, extra_args=engine.extra_args)
+        result = ask([*engine.command], position, clock, extra_args=engine.extra_args)
         good = result.ok and result.move in row["good"]  # type: ignore[operator]
         return int(row["value"]), good, result.verdict.value  # type: ignore[call-overload]
 

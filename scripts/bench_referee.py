@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.referee.engine_specs import builtin_engine  # noqa: E402
 from harness.games.betsy.rules import initial_position  # noqa: E402
-from harness.referee.protocol import Verdict, engine_argv  # noqa: E402
+from harness.referee.protocol import Clock, Verdict, engine_argv  # noqa: E402
 from harness.referee.referee import Limits, ask, inherit_limits  # noqa: E402
 from harness.referee.programs import program_of  # noqa: E402
 from harness.referee.sandbox import plan_for, probe  # noqa: E402
@@ -48,7 +48,7 @@ def main() -> None:
 
     spec = builtin_engine("random")
     position = initial_position(args.n)
-    argv = engine_argv(spec.command, position, 1)
+    argv = engine_argv(spec.command, position, Clock(1))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     works, why = probe()
     if not works:
@@ -61,7 +61,7 @@ def main() -> None:
 
     def refereed(limits: Limits) -> float:
         start = time.perf_counter()
-        result = ask(spec.command, position, 1, limits)
+        result = ask(spec.command, position, Clock(1), limits)
         elapsed = time.perf_counter() - start
         assert result.verdict is Verdict.OK, result
         return elapsed

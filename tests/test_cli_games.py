@@ -131,6 +131,7 @@ def test_match_start_plays_every_game_from_the_position_colours_alternating() ->
 
 
 def test_match_openings_and_seed_give_each_opening_to_a_colour_swapped_pair(tmp_path: Path) -> None:
+    from harness.games.registry import get_game
     from harness.tournament.schedule import random_opening
 
     openings = tmp_path / "openings.txt"
@@ -142,7 +143,7 @@ def test_match_openings_and_seed_give_each_opening_to_a_colour_swapped_pair(tmp_
     assert _starts(result.stdout) == [(*empty, "random"), (*empty, "greedy"), (*one, "random"), (*one, "greedy"),
                                       (*empty, "random"), (*empty, "greedy")]
     seeded = run_program([ARENA, "match", "random", "greedy", "--n", "4", "--seed", "7", "--games", "4", "--json"])
-    expected = [random_opening("4", 2, 7, k) for k in (0, 0, 1, 1)]
+    expected = [random_opening(get_game("betsy"), "4", 2, 7, k) for k in (0, 0, 1, 1)]
     assert _starts(seeded.stdout) == [(o.player, o.board, name) for o, name in zip(expected, ["random", "greedy"] * 2)]
 
 

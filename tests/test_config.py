@@ -53,7 +53,7 @@ def test_quick_yaml_loads_with_its_fields() -> None:
     path = ROOT / "configs" / "quick.yaml"
     config = load_config(path)
     assert isinstance(config, TournamentConfig)
-    assert (config.name, config.game.name, config.sizes) == ("quick", "betsy", ("5",))
+    assert (config.name, config.rules.name, config.sizes) == ("quick", "betsy", ("5",))
     assert (config.settings.time, config.settings.allow_fractional_time, config.settings.grace) == (1.0, False, 0.5)
     assert (config.settings.max_plies, config.settings.win_priority, config.format) == (200, "mover", "round-robin")
     assert config.rounds == 1
@@ -751,3 +751,15 @@ def test_an_openings_file_over_four_mib_is_refused(tmp_path: Path) -> None:
     path, message = problem(tmp_path, "name: t\nn: 3\nopenings: {file: openings.txt}\n" + ENGINES)
     assert message == (f"{path}: openings.file: {openings}: larger than 4 MiB, the most an openings file may be; "
                        f"give a smaller file")
+
+
+def test_a_configs_game_settings_are_its_checked_values_alone_with_their_clock(tmp_path: Path) -> None:
+    from harness.match.settings import GameSettings
+
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\ngame: connect4\nsize: [7x6]\ntime: 0.5\nallow_fractional_time: true\ngrace: 2\n"
+                    "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n")
+    settings = load_config(path).settings
+    assert type(settings) is GameSettings
+    assert settings == GameSettings(game="connect4", time=0.5, allow_fractional_time=True, grace=2)
+    assert (settings.clock.seconds_text, settings.clock.allowed) == ("0.5", 2.5)

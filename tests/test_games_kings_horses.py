@@ -13,7 +13,7 @@ from harness.referee.engine_specs import builtin_engine
 from harness.games.kings_horses.rules import Position, PositionError, lone_moves, random_position, render
 from harness.games.registry import get_game
 from harness.match.match import Termination, play_game
-from harness.referee.protocol import Verdict, check_answer, engine_argv
+from harness.referee.protocol import Clock, Verdict, check_answer, engine_argv
 from harness.rng import Rng
 from harness.match.settings import GameSettings
 
@@ -102,7 +102,7 @@ def test_render_shows_every_knight_with_coordinates() -> None:
 def test_the_referee_asks_with_the_seeds_command_line_and_reads_the_next_position() -> None:
     game = get_game("kings-horses")
     position = game.position("8", "x", "2,2,3,3,1,2,3,1")
-    assert engine_argv(["prog"], position, 2) == ["prog", "--move", "BLACK", "2", "2", "3", "3", "1", "2", "3", "1"]
+    assert engine_argv(["prog"], position, Clock(2)) == ["prog", "--move", "BLACK", "2", "2", "3", "3", "1", "2", "3", "1"]
     answer = game.find_answer(position, ["thinking", "WHITE 2 2 2 1 1 2 3 1", "BLACK WILL WIN"])
     assert (answer.move, answer.board, answer.line_number, answer.lines_after) == (6, "2,2,2,1,1,2,3,1", 2, 0)
     assert check_answer(position, answer.move, answer.board, answer.text) == (Verdict.OK, "")

@@ -128,3 +128,18 @@ def test_record_json_has_result_reason_plies_and_verdicts() -> None:
     for move in data["moves"]:
         position.push(move["move"])
         assert position.board() == move["board"]
+
+
+def test_game_settings_carry_one_clock_with_the_argv_seconds() -> None:
+    settings = GameSettings(time=2.0, grace=1.5)
+    assert (settings.clock.seconds, settings.clock.grace, settings.clock.seconds_text) == (2.0, 1.5, "2")
+    assert settings.clock.allowed == 3.5
+    fractional = GameSettings(time=0.25, allow_fractional_time=True)
+    assert fractional.clock.seconds_text == "0.25"
+    assert settings.model_copy(update={"max_plies": 7}).clock is settings.clock
+
+
+def test_game_settings_refuse_a_fractional_time_with_the_config_words() -> None:
+    with pytest.raises(ValueError, match=r"time: expected a whole number of seconds \(or set allow_fractional_time: "
+                                         r"true\), got 0\.5"):
+        GameSettings(time=0.5)

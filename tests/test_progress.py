@@ -80,9 +80,9 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
     asked = run([*base, "--progress"], tmp_path)
     from harness.validate.progress import validation_steps
     from harness.match.settings import settings_from_flags
-    from harness.validate.validator import Settings
+    from harness.validate.validator import ValidationSettings
 
-    total = validation_steps(Settings(settings_from_flags({"game": "betsy", "time": 1}), sizes=("3",), quick=True,
+    total = validation_steps(ValidationSettings(settings_from_flags({"game": "betsy", "time": 1}), sizes=("3",), quick=True,
                                       games=0))
     assert {int(shown) for shown in re.findall(r"\d+/(\d+) \[", asked.stderr)} == {total}, asked.stderr
     assert f"validating:   0%|          | 0/{total} [" in asked.stderr
@@ -100,11 +100,11 @@ def test_the_validation_bar_total_is_the_number_of_steps_a_run_reports(game: str
     from harness.referee.engine_specs import command_engine
     from harness.validate.progress import validation_steps
     from harness.match.settings import settings_from_flags
-    from harness.validate.validator import Settings, validate
+    from harness.validate.validator import ValidationSettings, validate
     from harness.validate.kings_horses import validate_kings_horses
 
     play = settings_from_flags({"game": game, "time": 10 if game == "kings-horses" else 1})
-    settings = Settings(play, concurrency=2, **options)  # type: ignore[arg-type]
+    settings = ValidationSettings(play, concurrency=2, **options)  # type: ignore[arg-type]
     steps: list[str] = []
     command = f"python3 {STUDENTS / program}"
     check = validate_kings_horses if game == "kings-horses" else validate

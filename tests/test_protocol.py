@@ -4,6 +4,7 @@ import pytest
 
 from harness.games.betsy.rules import Position
 from harness.referee.protocol import (
+    Clock,
     Answer,
     Verdict,
     answer_warnings,
@@ -41,7 +42,7 @@ def test_non_positive_or_infinite_time_limit_is_refused(seconds: float) -> None:
 
 def test_engine_argv_is_program_n_player_board_seconds() -> None:
     position = Position.from_text("3", "o", SEED_BOARD)
-    assert engine_argv(["python3", "betsy.py"], position, 5) == [
+    assert engine_argv(["python3", "betsy.py"], position, Clock(5)) == [
         "python3", "betsy.py", "3", "o", SEED_BOARD, "5",
     ]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from harness.games.betsy.rules import Position
-from harness.referee.protocol import Verdict
+from harness.referee.protocol import Clock, Verdict
 from harness.referee.referee import CallResult, Limits, ask, resolve_interpreter
 from tests.conftest import SEED_BOARD, namespaced_processes, require_sandbox
 
@@ -98,7 +98,7 @@ def recorded_pids(pid_file: Path) -> list[int]:
 def call(
     command: Sequence[str],
     pid_file: Path,
-    seconds: float = 1,
+    clock: Clock = Clock(1),
     limits: Limits = Limits(),
     position: Position = SEED,
 ) -> tuple[CallResult, float]:
@@ -106,9 +106,9 @@ def call(
     before = _live_children()
     namespaced_before = namespaced_processes()
     started = time.monotonic()
-    result = ask(command, position, seconds, mode(limits))
+    result = ask(command, position, clock, mode(limits))
     wall = time.monotonic() - started
-    assert wall < seconds + limits.grace + 10, f"ask() took {wall:.2f} s: {result}"
+    assert wall < clock.allowed + 10, f"ask() took {wall:.2f} s: {result}"
     survivors = [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert not survivors, f"processes of the call still alive: {survivors}"
     assert namespaced_processes() <= namespaced_before, "processes of the sandbox still alive"
@@ -155,7 +155,7 @@ def test_engine_answering_after_the_deadline_loses_on_time(pid_file: Path) -> No
 
 
 def test_engine_answering_just_before_the_limit_is_ok(pid_file: Path) -> None:
-    result, _ = call(fake("answers_just_before_deadline"), pid_file, seconds=2)
+    result, _ = call(fake("answers_just_before_deadline"), pid_file, clock=Clock(2))
     assert_ok(result)
     assert not result.killed and result.exit_status == 0 and result.warnings == ()
     assert 1.6 <= result.seconds < 2.5  # its answer came 1.7 s after its start: before the limit, not the deadline
@@ -174,7 +174,7 @@ def test_complete_answer_counts_but_a_half_line_cut_off_by_the_kill_does_not(pid
 
 def test_grandchild_holding_stdout_delays_nothing_and_is_killed(pid_file: Path) -> None:
     # Waiting for the grandchild would last until the deadline at 5.5 s.
-    result, wall = call(fake("leaves_grandchild"), pid_file, seconds=5)
+    result, wall = call(fake("leaves_grandchild"), pid_file, clock=Clock(5))
     assert_ok(result)
     assert wall < 4 and not result.killed and result.exit_status == 0
     if not SANDBOXED:
@@ -184,7 +184,7 @@ def test_grandchild_holding_stdout_delays_nothing_and_is_killed(pid_file: Path) 
 
 def test_forked_child_still_running_and_writing_after_the_answer_is_killed(pid_file: Path) -> None:
     # The child writes only prose, after its parent has exited: at most it adds a warning.
-    result, wall = call(fake("forks_writing_child"), pid_file, seconds=5)
+    result, wall = call(fake("forks_writing_child"), pid_file, clock=Clock(5))
     assert result.verdict is Verdict.OK, result
     assert (result.move, result.board) == (ANSWER_MOVE, ANSWER_BOARD)
     assert wall < 4 and not result.killed and result.exit_status == 0  # not until the deadline at 5.5 s
@@ -194,14 +194,14 @@ def test_forked_child_still_running_and_writing_after_the_answer_is_killed(pid_f
 
 
 def test_answer_without_newline_counts_even_if_a_grandchild_holds_stdout(pid_file: Path) -> None:
-    result, wall = call(fake("answer_without_newline_leaves_grandchild"), pid_file, seconds=5)
+    result, wall = call(fake("answer_without_newline_leaves_grandchild"), pid_file, clock=Clock(5))
     assert SANDBOXED or not _is_alive(recorded_pids(pid_file)[1])
     assert wall < 4  # not until the deadline at 5.5 s
     assert_ok(result)
 
 
 def test_descendants_that_leave_the_process_group_are_killed_too(pid_file: Path) -> None:
-    result, _ = call(fake("escapes_with_setsid"), pid_file, seconds=3)
+    result, _ = call(fake("escapes_with_setsid"), pid_file, clock=Clock(3))
     assert_ok(result)
     pids = recorded_pids(pid_file)
     assert len(pids) == (0 if SANDBOXED else 3)  # the escapee, its child, the engine
@@ -212,7 +212,7 @@ def test_descendants_that_leave_the_process_group_are_killed_too(pid_file: Path)
 
 
 def test_engine_flooding_stdout_hits_the_output_limit(pid_file: Path) -> None:
-    result, wall = call(fake("floods_stdout"), pid_file, seconds=5)
+    result, wall = call(fake("floods_stdout"), pid_file, clock=Clock(5))
     assert result.verdict is Verdict.OUTPUT_LIMIT, result
     assert result.killed
     assert result.detail == "printed more than 1,048,576 bytes on stdout; stopped"
@@ -305,7 +305,7 @@ def test_crash_without_answer_is_no_answer_naming_status_and_stderr(pid_file: Pa
 
 def test_unbounded_memory_under_an_address_space_limit_is_a_fast_no_answer(pid_file: Path) -> None:
     limits = Limits(address_space=512 << 20)
-    result, _ = call(fake("allocates_forever"), pid_file, seconds=2, limits=limits)
+    result, _ = call(fake("allocates_forever"), pid_file, clock=Clock(2), limits=limits)
     assert result.verdict is Verdict.NO_ANSWER, result
     assert not result.killed and result.exit_status == 1
     assert result.detail.endswith("stderr: MemoryError")
@@ -329,13 +329,13 @@ def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path) -> 
     holder = threading.Thread(target=hold_the_lock)
     holder.start()
     try:
-        result, _ = call(fake("reports_limits"), pid_file, seconds=2, limits=limits)
+        result, _ = call(fake("reports_limits"), pid_file, clock=Clock(2), limits=limits)
     finally:
         stop.set()
         holder.join()
         sys.setswitchinterval(interval)
     assert_ok(result)
-    cpu = math.ceil(2 + limits.grace) + 1
+    cpu = math.ceil(2 + Clock(2).grace) + 1
     assert result.stderr_tail == f"{768 << 20} {3 << 20} 0 {cpu}\n"
 
 
@@ -394,21 +394,20 @@ def test_whole_seconds_are_passed_as_an_int_parsable_number(pid_file: Path) -> N
 
 def test_executable_fake_runs_directly_through_its_shebang(pid_file: Path) -> None:
     # Through `env python3`, perhaps a version manager's shim: slow to start on a loaded machine.
-    result, _ = call([str(FAKES / "int_seconds.py")], pid_file, seconds=2, limits=Limits(grace=10))
+    result, _ = call([str(FAKES / "int_seconds.py")], pid_file, clock=Clock(2, grace=10))
     assert_ok(result)
 
 
 def test_fractional_seconds_are_passed_when_allowed(pid_file: Path) -> None:
-    limits = Limits(allow_fractional_time=True)
-    result, _ = call(fake("echoes_seconds"), pid_file, seconds=0.5, limits=limits)
+    result, _ = call(fake("echoes_seconds"), pid_file, clock=Clock(0.5, allow_fractional=True))
     assert_ok(result)
     assert result.argv[-1] == "0.5"
     assert result.stderr_tail == "0.5\n"
 
 
-def test_fractional_seconds_are_refused_by_default() -> None:
+def test_clock_refuses_fractional_seconds_by_default() -> None:
     with pytest.raises(ValueError, match="not a whole number of seconds"):
-        ask(fake("echoes_seconds"), SEED, 0.5, mode())
+        Clock(0.5)
 
 
 # --- the interpreter -------------------------------------------------------------------------------
@@ -440,7 +439,7 @@ def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) ->
     commands = [slow, fake("escapes_with_setsid"), slow, fake("leaves_grandchild"), slow, slow]
     before = namespaced_processes()
     with ThreadPoolExecutor(len(commands)) as pool:
-        results = list(pool.map(lambda command: ask(command, SEED, 3, mode()), commands))
+        results = list(pool.map(lambda command: ask(command, SEED, Clock(3), mode()), commands))
     for result in results:
         assert_ok(result)
     assert not [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
@@ -448,7 +447,7 @@ def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) ->
 
 
 def test_the_time_of_the_answer_is_when_its_line_arrived_not_the_kill(pid_file: Path) -> None:
-    result, _ = call(fake("half_line_then_hangs"), pid_file, seconds=2)
+    result, _ = call(fake("half_line_then_hangs"), pid_file, clock=Clock(2))
     assert_ok(result)
     assert result.killed and result.seconds >= 2.5
     assert result.answered_after is not None and result.answered_after < 2.0  # it answers at once

@@ -20,7 +20,7 @@ import pytest
 
 from harness.referee import sandbox as sandbox
 from harness.games.betsy.rules import PLAYERS, Position
-from harness.referee.protocol import Verdict
+from harness.referee.protocol import Clock, Verdict
 from harness.referee.referee import Limits, ask
 from tests.conftest import ARENA, ROOT, SEED_BOARD, cannot_run_here, live_descendants, namespaced_processes, require_sandbox
 
@@ -173,7 +173,7 @@ def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path)
 
 def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str, str]:
     """(verdict, stderr) of one sandboxed call of a small program in the seed position."""
-    result = ask(command, SEED, 2, limits)
+    result = ask(command, SEED, Clock(2), limits)
     return result.verdict.value, result.stderr_tail
 
 
@@ -287,7 +287,7 @@ def test_required_without_bwrap_refuses_and_auto_warns(tmp_path: Path) -> None:
 def test_exit_status_of_a_signalled_engine_is_the_signal_in_both_modes() -> None:
     code = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     for confined in (False, True):
-        result = ask([sys.executable, "-c", code], SEED, 1, Limits(sandbox=confined))
+        result = ask([sys.executable, "-c", code], SEED, Clock(1), Limits(sandbox=confined))
         assert result.verdict is Verdict.NO_ANSWER
         assert (result.exit_status, result.detail) == (-11, "killed by signal 11, printed nothing on stdout")
 
@@ -298,10 +298,11 @@ def test_killing_the_referee_kills_the_sandboxed_engine(tmp_path: Path) -> None:
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from harness.games.betsy.rules import Position\n"
+        "from harness.referee.protocol import Clock\n"
         "from harness.referee.referee import Limits, ask\n"
         "print('asking', flush=True)\n"
         f"ask([sys.executable, {str(ROOT / 'tests' / 'fake_engines' / 'hangs.py')!r}], "
-        f"Position.from_text(3, 'o', {SEED_BOARD!r}), 60, Limits(sandbox=True))\n")
+        f"Position.from_text(3, 'o', {SEED_BOARD!r}), Clock(60), Limits(sandbox=True))\n")
     before = namespaced_processes()
     referee = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     try:
@@ -329,7 +330,7 @@ def test_a_program_in_a_private_folder_runs(tmp_path: Path) -> None:
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "greedy_student.py", folder / "betsy.py")
     (folder / "betsy.py").chmod(0o600)
     assert folder.stat().st_mode & 0o777 == 0o700
-    result = ask([sys.executable, str(folder / "betsy.py")], SEED, 2, Limits(sandbox=True))
+    result = ask([sys.executable, str(folder / "betsy.py")], SEED, Clock(2), Limits(sandbox=True))
     assert result.verdict is Verdict.OK, result
     assert (folder / "betsy.py").stat().st_mode & 0o777 == 0o600  # the program's own files untouched
 
@@ -339,7 +340,7 @@ def test_the_projects_own_programs_see_the_project_and_the_tables() -> None:
     for program in ([sys.executable, str(ROOT / "scripts" / "betsy.py")], [str(ROOT / "scripts" / "betsy.py")]):
         plan = sandbox.plan_for(tuple(program))
         assert str(ROOT) in plan.readable
-        result = ask(program, SEED, 1, Limits(sandbox=True))
+        result = ask(program, SEED, Clock(1), Limits(sandbox=True))
         assert result.verdict is Verdict.OK, result
     fake = sandbox.plan_for((sys.executable, str(ROOT / "tests" / "fake_engines" / "hangs.py")))
     assert str(ROOT) not in fake.readable and fake.env == ()  # test programs are run as students'

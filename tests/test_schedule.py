@@ -15,6 +15,7 @@ import pytest
 from harness.tournament.config import Opening, TournamentConfig, load_config
 from harness.games.betsy.rules import Position, initial_position
 from harness.errors import UsageError
+from harness.games.registry import get_game
 from harness.tournament.schedule import (
     ScheduledGame,
     check_schedule_size,
@@ -23,6 +24,8 @@ from harness.tournament.schedule import (
     schedule,
     start_position,
 )
+
+BETSY = get_game("betsy")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,10 +91,10 @@ def test_a_different_openings_seed_gives_different_openings(tmp_path: Path) -> N
 
 
 def test_random_opening_is_a_function_of_n_plies_seed_and_round() -> None:
-    assert random_opening(5, 4, 1, 0) == random_opening(5, 4, 1, 0)
-    openings = {random_opening(5, 4, 1, r) for r in range(8)}
+    assert random_opening(BETSY, "5", 4, 1, 0) == random_opening(BETSY, "5", 4, 1, 0)
+    openings = {random_opening(BETSY, "5", 4, 1, r) for r in range(8)}
     assert len(openings) > 1  # rounds differ
-    by_seed = [[random_opening(5, 4, seed, r) for r in range(8)] for seed in (1, 2)]
+    by_seed = [[random_opening(BETSY, "5", 4, seed, r) for r in range(8)] for seed in (1, 2)]
     assert by_seed[0] != by_seed[1]
 
 
@@ -256,14 +259,14 @@ def test_random_openings_are_reachable_in_exactly_plies_moves(n: int, plies: int
     reachable = _reachable(n, plies)
     for seed in (1, 2, 3):
         for round_index in range(5):
-            opening = random_opening(n, plies, seed, round_index)
+            opening = random_opening(BETSY, str(n), plies, seed, round_index)
             assert (opening.board, opening.player) in reachable, (seed, round_index, opening)
 
 
 @pytest.mark.parametrize(("n", "plies"), [(5, 1), (5, 2), (5, 7), (6, 10), (8, 6)])
 def test_random_openings_are_valid_positions_with_the_right_side_to_move(n: int, plies: int) -> None:
     for round_index in range(10):
-        opening = random_opening(n, plies, 1, round_index)
+        opening = random_opening(BETSY, str(n), plies, 1, round_index)
         position = Position.from_text(str(n), opening.player, opening.board)  # valid board
         assert opening.player == ("x" if plies % 2 == 0 else "o")
         assert position.winner() is None
@@ -274,7 +277,7 @@ def test_random_openings_are_valid_positions_with_the_right_side_to_move(n: int,
 
 def test_openings_with_zero_plies_are_the_empty_board(tmp_path: Path) -> None:
     for n in (3, 5, 7):
-        assert random_opening(n, 0, 1, 0) == Opening("." * (n * (n + 3)), "x")
+        assert random_opening(BETSY, str(n), 0, 1, 0) == Opening("." * (n * (n + 3)), "x")
     config = config_of(tmp_path, "name: t\nn: [3, 5]\nrounds: 3\nopenings: {plies: 0}\n" + engines_yaml("a", "b"))
     for game in schedule(config):
         assert (game.start_board, game.start_player) == ("." * (int(game.size) * (int(game.size) + 3)), "x")
@@ -284,7 +287,7 @@ def test_default_openings_are_two_plies(tmp_path: Path) -> None:
     config = small(tmp_path, names=("a", "b"))
     (game, _) = schedule(config)
     assert (game.start_board, game.start_player) == (
-        random_opening(5, 2, 1, 0).board, random_opening(5, 2, 1, 0).player
+        random_opening(BETSY, "5", 2, 1, 0).board, random_opening(BETSY, "5", 2, 1, 0).player
     )
     assert game.start_player == "x"
 

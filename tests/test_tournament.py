@@ -398,9 +398,25 @@ engines:
 
 def test_a_worker_holding_the_limits_still_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
     # A pool worker starts its engines directly (no prlimit in front): a missing program is a start failure.
-    code = ("from harness.referee.referee import Limits, ask, inherit_limits\n"
+    code = ("from harness.referee.protocol import Clock\n"
+            "from harness.referee.referee import Limits, ask, inherit_limits\n"
             "from harness.games.betsy.rules import initial_position\n"
             "inherit_limits(Limits())\n"
-            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), 1, Limits()).detail)\n")
+            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), Clock(1), Limits()).detail)\n")
     result = run_program([sys.executable, "-c", code])
     assert (result.returncode, result.stdout) == (0, f"cannot start {str(tmp_path / 'gone.py')!r}: no such file or command\n")
+
+
+def test_check_run_checks_rounds_and_resolves_the_sandbox_once_without_writing(tmp_path: Path) -> None:
+    from harness.errors import UsageError
+    from harness.tournament.run import check_run
+
+    config = load_config(write_config(tmp_path, SMALL + "sandbox: 'off'\n"))
+    run = check_run(config, (2, 2))
+    assert (run.rounds, run.access, run.confined) == ((2, 2), None, False)
+    assert run.sandbox_warning == "sandbox off: engines run unconfined, with your rights, files and environment"
+    with pytest.raises(UsageError) as error:
+        check_run(config, (1, 3))
+    assert str(error.value) == (
+        "invalid --rounds 1-3: the config has rounds 1-2; give FIRST-LAST with 1 <= FIRST <= LAST <= 2")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.yaml"]

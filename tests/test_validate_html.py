@@ -14,7 +14,7 @@ import pytest
 
 from harness.referee.engine_specs import command_engine
 from harness.match.settings import GameSettings
-from harness.validate.validator import Settings, Status, validate
+from harness.validate.validator import ValidationSettings, Status, validate
 from harness.validate.render import render_html, render_text
 from tests.conftest import ARENA, ROOT, run_program
 from tests.test_report_html import OVERLAPS, Tab, browser, fits, sized_tab, tab  # noqa: F401  (the browser fixtures)
@@ -144,7 +144,7 @@ def test_one_report_has_the_same_status_for_every_category_and_check_in_text_htm
     # slow_as_o.py answers at once as x and runs out of time as o: protocol and time fail, rules and
     # robustness pass with positions not judged, tactics are weak, strength is information.
     program = f"{sys.executable} {STUDENTS / 'slow_as_o.py'}"
-    settings = Settings(GameSettings(time=1), sizes=("3",), games=1, quick=True, concurrency=2)
+    settings = ValidationSettings(GameSettings(time=1), sizes=("3",), games=1, quick=True, concurrency=2)
     report = validate(program, command_engine(program), settings)
     data = report.to_json()
     in_json = {name: category["status"] for name, category in data["categories"].items()}

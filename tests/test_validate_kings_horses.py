@@ -17,7 +17,7 @@ import pytest
 from harness.referee.engine_specs import command_engine
 from harness.errors import EngineError
 from harness.match.settings import GameSettings
-from harness.validate.validator import Settings
+from harness.validate.validator import ValidationSettings
 from harness.validate.kings_horses import validate_kings_horses
 from harness.validate.render import render_text
 from tests.conftest import ARENA, ROOT, run_program
@@ -35,7 +35,7 @@ def validate(program: str, *options: str) -> tuple[int, dict[str, Any]]:
         assert done.returncode in (0, 1), done.stderr
         return done.returncode, json.loads(done.stdout)
     seconds = float(options[options.index("--time") + 1]) if "--time" in options else 10.0
-    settings = Settings(GameSettings(game="kings-horses", time=seconds), quick=True, concurrency=2)
+    settings = ValidationSettings(GameSettings(game="kings-horses", time=seconds), quick=True, concurrency=2)
     try:
         engine, problem = command_engine(program), None
     except EngineError as error:
@@ -72,7 +72,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     from harness.validate.kings_horses import validate_kings_horses as run
 
     program = str(STUDENTS / "colours_swapped" / "bestmove.py")
-    settings = Settings(GameSettings(game="kings-horses", time=1), quick=True, concurrency=2)
+    settings = ValidationSettings(GameSettings(game="kings-horses", time=1), quick=True, concurrency=2)
     text = render_text(run(program, command_engine(program), settings))
     lines = text.splitlines()
     assert lines[0].startswith("FAIL: correctness")

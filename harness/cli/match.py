@@ -27,6 +27,7 @@ from harness.cli.options import (
 )
 from harness.errors import UsageError
 from harness.games.registry import PLAYERS, get_game, move_list
+from harness.referee.referee import Limits
 from harness.referee.sandbox import SandboxMode
 
 TYPE_CHECKING = False
@@ -142,7 +143,7 @@ def _match_starts(settings: Any, size: str, size_given: bool, start: tuple[str, 
         seed = 1
     if seed is not None:
         return [rules.position(size, o.player, o.board, options)
-                for o in (random_opening(size, plies, seed, k, rules) for k in range(MAX_OPENINGS))]
+                for o in (random_opening(rules, size, plies, seed, k) for k in range(MAX_OPENINGS))]
     return []
 
 
@@ -204,7 +205,7 @@ def match_command(
     check_layout([first, second])
     starts = _match_starts(settings, size_played, n is not None or size is not None, start, start_file, openings,
                            seed, opening_plies)
-    limits = settings.limits(sandbox=use_sandbox(sandbox), file_bytes=max_file_mb << 20, processes=max_processes)
+    limits = Limits(sandbox=use_sandbox(sandbox), file_bytes=max_file_mb << 20, processes=max_processes)
     rules = settings.rules
     scores = {0: 0.0, 1: 0.0}
     from harness.progress import bar as progress_bar

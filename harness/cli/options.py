@@ -110,8 +110,8 @@ def validation_seconds(game: str) -> int:
 GameOption = Annotated[str, typer.Option(
     "--game", help="The game: betsy, connect4 or kings-horses.", show_default=True)]
 SIZE_HELP = "Board size: " + ", ".join(
-    f"{'n' if has_n_option(game.name) else game.size_metavar} for {game.name} (default {game.default_size})"
-    for game in GAMES.values()) + "."
+    f"{'n' if has_n_option(rules.name) else rules.size_metavar} for {rules.name} (default {rules.default_size})"
+    for rules in GAMES.values()) + "."
 """Each game's size and its default, from the games' table."""
 SizeOption = Annotated[Optional[str], typer.Option("--size", help=SIZE_HELP, show_default=False)]
 BetsyNOption = Annotated[Optional[int], typer.Option("--n", help="Betsy's board size n (default 5); or --size.")]

@@ -19,6 +19,7 @@ from harness.cli.options import (
     use_sandbox,
 )
 from harness.errors import UsageError
+from harness.referee.referee import Limits
 from harness.referee.sandbox import SandboxMode
 
 
@@ -60,7 +61,7 @@ def play_command(
     opponent = resolve_engine(engine if engine is not None else _strongest(game))
     check_games([opponent], game)
     check_layout([opponent])
-    limits = settings.limits(sandbox=use_sandbox(sandbox))
+    limits = Limits(sandbox=use_sandbox(sandbox))
 
     def ask_line(prompt: str) -> str:
         return input(prompt)

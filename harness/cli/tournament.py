@@ -97,7 +97,7 @@ def tournament_command(
     from harness.progress import wanted
     from harness.store.store import log_path
     from harness.tournament.config import MAX_CONCURRENCY, load_config
-    from harness.tournament.run import check_rounds, default_db_path, rounds_text, run_tournament
+    from harness.tournament.run import check_run, default_db_path, play_run, rounds_text
 
     if concurrency is not None and concurrency < 1:
         raise UsageError(f"invalid --concurrency {concurrency}: must be at least 1")
@@ -112,18 +112,12 @@ def tournament_command(
     if cluster_certs is not None or insecure_cluster:
         certs_folder = str(cluster_certs.resolve()) if cluster_certs is not None else loaded.cluster_certs
         loaded = dataclasses.replace(loaded, cluster_certs=certs_folder, insecure_cluster=insecure_cluster)
-    check_rounds(loaded, share)
-    if loaded.cluster is not None:
-        from harness.tournament.cluster import check_access
-
-        check_access(loaded.cluster, loaded.cluster_certs, loaded.insecure_cluster)
-    if loaded.cluster is None or loaded.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
-        use_sandbox(loaded.sandbox, warn=False)  # warned when games start, after every other check
+    run = check_run(loaded, share)  # the sandbox's warning is given when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
     check_database(db_path, "--db")
     _setup_logging(log_path(db_path), verbose)
     try:
-        summary = run_tournament(loaded, db_path, force_new, progress=wanted(progress), rounds=share, on_warning=warn)
+        summary = play_run(run, db_path, force_new, progress=wanted(progress), on_warning=warn)
     except KeyboardInterrupt:
         raise stopped(f"interrupted: finished games are saved in {db_path}; rerun the same command to resume") from None
     scheduled = f"{summary.scheduled} scheduled" + (f" in rounds {rounds_text(share)}" if share else "")

@@ -70,7 +70,7 @@ def validate_command(
     from harness.referee.engine_specs import command_engine, program_command, refuse_link
     from harness.referee.programs import check_layout
     from harness.validate.render import render_html, render_text
-    from harness.validate.validator import Settings, validate
+    from harness.validate.validator import ValidationSettings, validate
 
     seconds = time if time is not None else validation_seconds(game)
     play = settings_from_flags({"game": game, "time": seconds, "allow_fractional_time": allow_fractional_time})
@@ -85,7 +85,7 @@ def validate_command(
     if html is not None:
         check_file(html, "--html")
     count = games if games is not None else (1 if quick else 2)
-    settings = Settings(play, sizes=sizes, games=count, quick=quick,
+    settings = ValidationSettings(play, sizes=sizes, games=count, quick=quick,
                         concurrency=concurrency or max(1, min(2, os.cpu_count() or 1)),
                         file_bytes=max_file_mb << 20, processes=max_processes)
     command = program_command(program)  # a path holding a quote or a space is the file itself

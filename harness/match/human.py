@@ -72,7 +72,7 @@ def play(settings: GameSettings, size: str, engine: EngineSpec, human: str, limi
             assert isinstance(move, tuple)
             _apply(session, move[0], move[1], HUMAN)
         else:
-            call = ask(engine.command, position, settings.time, limits, engine.extra_args)
+            call = ask(engine.command, position, settings.clock, limits, engine.extra_args)
             if call.verdict is not Verdict.OK or call.move is None:
                 player = position.player
                 record.moves.append(MoveRecord(record.plies + 1, player, engine.name, None, None, call.verdict,

@@ -191,23 +191,23 @@ def play_game(
     on_move: MoveCallback | None = None,
 ) -> GameRecord:
     """Play one game under ``settings``, from ``start`` or the empty board of ``size``; any engine
-    fault loses the game for that engine and is recorded. ``limits`` default to the settings' own."""
-    game = settings.rules
+    fault loses the game for that engine and is recorded. ``limits``: the referee's defaults if not given."""
+    rules = settings.rules
     if start is not None:
-        position = game.position(start.size_text, start.player, start.board(), settings.options)
+        position = rules.position(start.size_text, start.player, start.board(), settings.options)
     else:
-        position = game.initial(size if size is not None else game.default_size, settings.options)
-    call_limits = limits if limits is not None else settings.limits()
+        position = rules.initial(size if size is not None else rules.default_size, settings.options)
+    call_limits = limits if limits is not None else Limits()
     engines = {"x": x, "o": o}
     record = GameRecord(
-        x.name, o.name, game.name, position.size_text, settings.time, position.board(), position.player,
+        x.name, o.name, rules.name, position.size_text, settings.time, position.board(), position.player,
         settings.max_plies, settings.win_priority,
     )
     seen: dict[int, int] = {position.key(): 1}
     while True:
         player = position.player
         engine = engines[player]
-        call = ask(engine.command, position, settings.time, call_limits, engine.extra_args)
+        call = ask(engine.command, position, settings.clock, call_limits, engine.extra_args)
         ply = record.plies + 1
         if call.verdict is not Verdict.OK:
             record.moves.append(_move_record(ply, player, engine.name, call, None))
@@ -219,33 +219,33 @@ def play_game(
         record.moves.append(move_record)
         if on_move is not None:
             on_move(record, move_record, position)
-        ended = game_end(game, position, seen, record.plies, settings.max_plies, player, engine.name, call.move)
+        ended = game_end(rules, position, seen, record.plies, settings.max_plies, player, engine.name, call.move)
         if ended is not None:
             _finish(record, *ended)
             break
     return record
 
 
-def game_end(game: Game, position: Position, seen: dict[int, int], plies: int, max_plies: int, player: str,
+def game_end(rules: Game, position: Position, seen: dict[int, int], plies: int, max_plies: int, player: str,
              name: str, move: int) -> tuple[str | None, Termination, str] | None:
     """Whether the game is over after ``player`` (called ``name``) played ``move``: (winner or None,
     termination, reason), or None. Counts the position in ``seen`` (repetitions)."""
     winner_colour = position.winner()
     if winner_colour is not None:
         winner = PLAYERS[winner_colour]
-        if not game.has_draws:
-            return winner, Termination.NO_MOVE, f"{winner} wins: {player} ({name}) {game.describe_move(move)} and {game.win_phrase}"
-        how = game.win_phrase if winner == player else f"{game.win_phrase} for {winner}"
-        return winner, Termination.LINE, f"{winner} wins: {player} ({name}) {game.describe_move(move)} and {how}"
-    ended = game.end_reason(position)
+        if not rules.has_draws:
+            return winner, Termination.NO_MOVE, f"{winner} wins: {player} ({name}) {rules.describe_move(move)} and {rules.win_phrase}"
+        how = rules.win_phrase if winner == player else f"{rules.win_phrase} for {winner}"
+        return winner, Termination.LINE, f"{winner} wins: {player} ({name}) {rules.describe_move(move)} and {how}"
+    ended = rules.end_reason(position)
     if ended is not None:
         return None, Termination.FULL_BOARD, f"draw: {ended}"
-    if game.draws_by_repetition:
+    if rules.draws_by_repetition:
         key = position.key()
         seen[key] = seen.get(key, 0) + 1
         if seen[key] >= 3:
             return None, Termination.REPETITION, "draw: the same board with the same side to move occurred a third time"
-    if plies >= max_plies and game.has_draws:
+    if plies >= max_plies and rules.has_draws:
         return None, Termination.MAX_PLIES, f"draw: {max_plies} plies without a line"
     return None
 

@@ -4,7 +4,7 @@ checked object.
 ``GameSettings`` is the only place these values are validated. A tournament config's keys of the
 same names and the CLI flags (``--game``, ``--time``, ``--allow-fractional-time``, ``--grace``,
 ``--max-plies``, ``--win-priority``) both become a ``GameSettings``; from there it goes unchanged
-down to the match loop and, as time limit and ``Limits``, to the referee.
+down to the match loop and, as one ``Clock`` (made here, once), to the referee.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import pydantic
 
 from harness.errors import UsageError
 from harness.games.registry import GAME_NAMES, Game, RuleOptions, get_game
-from harness.referee.protocol import MAX_GRACE, MAX_SECONDS
-from harness.referee.referee import Limits
+from harness.referee.protocol import MAX_GRACE, MAX_SECONDS, Clock
 
 MAX_PLIES = 10_000
 """The largest ply limit accepted (config ``max_plies``, ``--max-plies``)."""
@@ -45,16 +44,33 @@ class GameSettings(pydantic.BaseModel):
     """A game still going after this many plies is a draw."""
     win_priority: WinPriority = "mover"
     """Betsy: whose lines count first when one move completes lines of both colours."""
+    _clock: Clock = pydantic.PrivateAttr()
 
     @pydantic.model_validator(mode="after")
     def _consistent(self) -> GameSettings:
-        if not self.allow_fractional_time and not float(self.time).is_integer():
+        try:  # the fields' bounds are checked by now: only a fraction can be refused here
+            self._clock = Clock(self.time, self.grace, self.allow_fractional_time)
+        except ValueError:
             raise ValueError(
                 f"time: expected a whole number of seconds (or set allow_fractional_time: true), got {self.time!r}"
-            )
+            ) from None
         if self.win_priority not in get_game(self.game).win_priorities:
             raise ValueError(f"win_priority: a Betsy rule, {self.game} has no such option")
         return self
+
+    def game_settings(self) -> GameSettings:
+        """These settings alone, as checked: a subclass's (a tournament config's model) without its
+        other keys, and without checking them again."""
+        if type(self) is GameSettings:
+            return self
+        alone = GameSettings.model_construct(**{key: getattr(self, key) for key in GameSettings.model_fields})
+        alone._clock = self._clock
+        return alone
+
+    @property
+    def clock(self) -> Clock:
+        """The referee's clock for every move of these settings, made once when they were checked."""
+        return self._clock
 
     @property
     def rules(self) -> Game:
@@ -65,10 +81,6 @@ class GameSettings(pydantic.BaseModel):
     def options(self) -> RuleOptions:
         """The rule options for positions of this game."""
         return RuleOptions(self.win_priority)
-
-    def limits(self, **caps: Any) -> Limits:
-        """The referee's limits for one call: grace and time format from here, resource caps given."""
-        return Limits(grace=self.grace, allow_fractional_time=self.allow_fractional_time, **caps)
 
 
 _FLAGS = {

@@ -192,16 +192,16 @@ def check_record(record: GameRecord) -> None:
         )
 
 
-def check_scheduled(record: GameRecord, game: ScheduledGame, settings: GameSettings) -> None:
+def check_scheduled(record: GameRecord, scheduled: ScheduledGame, settings: GameSettings) -> None:
     """Refuse a record that is not the scheduled ``game`` under ``settings`` (engines, size, start
     position, rules), or whose moves do not give its end (``check_record``)."""
-    wanted = {"x": game.x, "o": game.o, "game": settings.game, "size": game.size, "start_board": game.start_board,
-              "start_player": game.start_player, "time": settings.time, "max_plies": settings.max_plies,
+    wanted = {"x": scheduled.x, "o": scheduled.o, "game": settings.game, "size": scheduled.size, "start_board": scheduled.start_board,
+              "start_player": scheduled.start_player, "time": settings.time, "max_plies": settings.max_plies,
               "win_priority": settings.win_priority}
     for field, value in wanted.items():
         found = getattr(record, field, None)
         if found != value or type(found) is not type(value) and field != "time":
-            raise RecordRefused(f"{field} is {shown(_plain(found))}, but game {game.game_id} has {shown(value)}")
+            raise RecordRefused(f"{field} is {shown(_plain(found))}, but game {scheduled.game_id} has {shown(value)}")
     check_record(record)
 
 

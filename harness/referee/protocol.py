@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 # The answer readers live with the games (each game's own in its package); re-exported here.
@@ -107,11 +108,36 @@ def format_seconds(seconds: float, allow_fractional: bool = False) -> str:
     return repr(float(seconds))
 
 
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The time of one engine call: the limit, the grace past it, and SECONDS as the argv writes it.
+
+    Made once per game settings (``GameSettings.clock``) and read by every call; the limit is checked
+    and its argv text written here, once, not per move.
+    """
+
+    seconds: float
+    """Seconds per move, the protocol's SECONDS."""
+    grace: float = 0.5
+    """Seconds past the limit allowed for start-up and exit; the deadline is limit + grace."""
+    allow_fractional: bool = False
+    """Whether SECONDS may have a fraction (e.g. 0.5); many programs read it with int()."""
+    seconds_text: str = field(init=False)
+    """SECONDS on the command line: ``5``, not ``5.0``; ``0.5`` only when fractions are allowed."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seconds_text", format_seconds(self.seconds, self.allow_fractional))
+
+    @property
+    def allowed(self) -> float:
+        """Seconds from spawn to the deadline: the limit plus the grace."""
+        return self.seconds + self.grace
+
+
 def engine_argv(
     command: Sequence[str],
     position: Position,
-    seconds: float,
-    allow_fractional: bool = False,
+    clock: Clock,
     extra_args: Sequence[str] = (),
 ) -> list[str]:
     """``PROGRAM SIZE PLAYER BOARD SECONDS`` for one move (SIZE: Betsy's ``n``, Connect Four's
@@ -119,7 +145,7 @@ def engine_argv(
     engine-specific ``extra_args``."""
     from harness.games.registry import game_of
 
-    return [*command, *game_of(position).argv(position, format_seconds(seconds, allow_fractional)), *extra_args]
+    return [*command, *game_of(position).argv(position, clock.seconds_text), *extra_args]
 
 
 def answer_warnings(answer: Answer, exit_status: int | None) -> list[CallWarning]:

@@ -34,6 +34,7 @@ from harness.referee import sandbox as sandbox
 if TYPE_CHECKING:
     from harness.games.registry import Position
 from harness.referee.protocol import (
+    Clock,
     CallWarning,
     Verdict,
     WarningKind,
@@ -53,16 +54,12 @@ _READ_CHUNK = 65536
 class Limits:
     """Resource limits of one engine call."""
 
-    grace: float = 0.5
-    """Seconds past the time limit allowed for start-up and exit; the deadline is limit + grace."""
     stdout_bytes: int = 1 << 20
     """More stdout than this is an output-limit fault."""
     stderr_bytes: int = 1 << 20
     """More stderr than this is an output-limit fault (only the tail is kept)."""
     address_space: int | None = 4 << 30
     """RLIMIT_AS in bytes per process, or None for no limit."""
-    allow_fractional_time: bool = False
-    """Pass SECONDS with a fraction (e.g. 0.5) instead of requiring whole numbers."""
     sandbox: bool = False
     """Run the engine inside the bubblewrap sandbox (harness/referee/sandbox.py); resolve the mode first."""
     file_bytes: int = 64 << 20
@@ -375,27 +372,27 @@ class _Stream:
 def ask(
     command: Sequence[str],
     position: Position,
-    seconds: float,
+    clock: Clock,
     limits: Limits = Limits(),
     extra_args: Sequence[str] = (),
 ) -> CallResult:
-    """Ask the program ``command`` for a move in ``position`` with ``seconds`` to answer.
+    """Ask the program ``command`` for a move in ``position`` within ``clock``'s limit (plus grace).
 
     ``extra_args`` follow the protocol's four arguments (options of built-in engines).
     """
     argv = resolve_interpreter(
-        engine_argv(command, position, seconds, limits.allow_fractional_time, extra_args)
+        engine_argv(command, position, clock, extra_args)
     )
-    return run_call(argv, position, seconds, limits, command_length=len(command))
+    return run_call(argv, position, clock, limits, command_length=len(command))
 
 
 def run_call(
-    argv: list[str], position: Position, seconds: float, limits: Limits, command_length: int = 1
+    argv: list[str], position: Position, clock: Clock, limits: Limits, command_length: int = 1
 ) -> CallResult:
     """Run one prepared argv as an engine call (see ``ask``); its first ``command_length`` words
     are the engine's command (what the sandbox makes readable)."""
     _ensure_subreaper()
-    cpu_seconds = math.ceil(seconds + limits.grace) + 1
+    cpu_seconds = math.ceil(clock.allowed) + 1
     confined: sandbox.Call | None = None
     scratch: str | None = None
     if _STOPPED:
@@ -424,7 +421,7 @@ def run_call(
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()
     started = time.monotonic()
-    deadline = started + seconds + limits.grace
+    deadline = started + clock.allowed
     _ACTIVE_LOCK.acquire()
     children_before = _children()
     try:
@@ -503,7 +500,7 @@ def run_call(
         if not exited:
             return result(
                 Verdict.TIME,
-                f"no answer within {seconds:g} s (+ {limits.grace:g} s grace); killed",
+                f"no answer within {clock.seconds:g} s (+ {clock.grace:g} s grace); killed",
             )
         return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, out.total, stderr_tail))
     verdict, detail = check_answer(position, answer.move, answer.board, answer.text)

@@ -135,25 +135,25 @@ def build_report(store: Store, tournament: int) -> Report:
     results = []
     standings = {name: Standing() for name in names}
     by_colour: dict[tuple[str, str], dict[str, Standing]] = {}
-    for game in stored:
-        for name in (game.x, game.o, *([game.fault["engine"]] if game.fault is not None else [])):
+    for stored_game in stored:
+        for name in (stored_game.x, stored_game.o, *([stored_game.fault["engine"]] if stored_game.fault is not None else [])):
             if name not in rows:
-                raise damaged(store.path, f"game {shown(game.game_id)} of tournament {shown(info['name'])}: engine "
+                raise damaged(store.path, f"game {shown(stored_game.game_id)} of tournament {shown(info['name'])}: engine "
                                           f"{shown(name)} is not one of its engines ({_names(names)})")
-        score = score_for_x(game.result)
-        results.append(GameResult(game.x, game.o, score, game.pair_key))
-        for me, other, colour, points in ((game.x, game.o, "x", score), (game.o, game.x, "o", 1 - score)):
+        score = score_for_x(stored_game.result)
+        results.append(GameResult(stored_game.x, stored_game.o, score, stored_game.pair_key))
+        for me, other, colour, points in ((stored_game.x, stored_game.o, "x", score), (stored_game.o, stored_game.x, "o", 1 - score)):
             by_colour.setdefault((me, other), {"x": Standing(), "o": Standing()})[colour].add(points)
-        for me, other, points in ((game.x, game.o, score), (game.o, game.x, 1 - score)):
+        for me, other, points in ((stored_game.x, stored_game.o, score), (stored_game.o, stored_game.x, 1 - score)):
             row = rows[me]
             row.games += 1
             row.score += points
             standings[me].add(points)
             got, played = cross[me].get(other, (0.0, 0))
             cross[me][other] = (got + points, played + 1)
-        if game.fault is not None:
-            loser = rows[game.fault["engine"]]
-            loser.faults[game.fault["verdict"]] = loser.faults.get(game.fault["verdict"], 0) + 1
+        if stored_game.fault is not None:
+            loser = rows[stored_game.fault["engine"]]
+            loser.faults[stored_game.fault["verdict"]] = loser.faults.get(stored_game.fault["verdict"], 0) + 1
     for name, standing in standings.items():
         rows[name].wins, rows[name].draws, rows[name].losses = standing.wins, standing.draws, standing.losses
     ratings = elo_ratings(results) if results else {}
@@ -198,31 +198,31 @@ def conversion(stored: list[Any]) -> dict[str, list[int]]:
     oracles: dict[str, Callable[[Any], str | None] | None] = {}
     verdicts: dict[tuple[str, str, str, str], str | None] = {}
     found: dict[str, list[int]] = {}
-    for game in stored:
-        rules = GAMES.get(game.game)
-        if rules is None or not game.start_board:
+    for stored_game in stored:
+        rules = GAMES.get(stored_game.game)
+        if rules is None or not stored_game.start_board:
             continue
-        if game.game not in oracles:
-            oracles[game.game] = rules.start_oracle()
-        oracle = oracles[game.game]
+        if stored_game.game not in oracles:
+            oracles[stored_game.game] = rules.start_oracle()
+        oracle = oracles[stored_game.game]
         if oracle is None:
             continue
-        start = (game.game, game.size, game.start_player, game.start_board)
+        start = (stored_game.game, stored_game.size, stored_game.start_player, stored_game.start_board)
         if start not in verdicts:
             try:
-                verdicts[start] = oracle(rules.position(game.size, game.start_player, game.start_board))
+                verdicts[start] = oracle(rules.position(stored_game.size, stored_game.start_player, stored_game.start_board))
             except PositionError:  # a damaged database: the store names it when it reads the game
                 verdicts[start] = None
         winner = verdicts[start]
         if winner is None:
             continue
-        mover = game.start_player
-        engine = game.x if mover == "x" else game.o
+        mover = stored_game.start_player
+        engine = stored_game.x if mover == "x" else stored_game.o
         won_start = winner == mover
         row = found.setdefault(engine, [0, 0, 0, 0])
         offset = 0 if won_start else 2
         row[offset] += 1
-        row[offset + 1] += game.winner == mover
+        row[offset + 1] += stored_game.winner == mover
     return found
 
 

@@ -153,11 +153,11 @@ class Admission:
         target = self._targets[key] = _Target(stored, tournament.name, engines, config)
         return target
 
-    def admit(self, tournament: Tournament, game: Offered) -> bool:
-        """Write ``game`` into its tournament: True, or False when the same game is already there.
+    def admit(self, tournament: Tournament, offer: Offered) -> bool:
+        """Write ``offer`` into its tournament: True, or False when the same game is already there.
         RecordRefused (one line naming the first problem) for a game that is not believed."""
         target = self.target(tournament)
-        record = game.record
+        record = offer.record
         listed = {engine.name: engine for engine in tournament.engines}
         for colour, name in (("x", record.x), ("o", record.o)):
             engine = listed.get(name)
@@ -176,29 +176,29 @@ class Admission:
                     f"{colour}: engine {shown(name)} of tournament {shown(target.name)} is another program in "
                     f"{self.store.path} (its SHA-256 differs), so this is not a game of that engine")
         if target.config is not None:
-            scheduled = scheduled_game(target.config, game.key, target.openings)
+            scheduled = scheduled_game(target.config, offer.key, target.openings)
             if scheduled is None:
-                raise RecordRefused(f"key {shown(game.key)} is not a game of the schedule of tournament "
+                raise RecordRefused(f"key {shown(offer.key)} is not a game of the schedule of tournament "
                                     f"{shown(target.name)}")
-            if (game.pair_key, game.round) != (scheduled.pair_key, scheduled.round):
-                raise RecordRefused(f"game {game.key}: pair_key and round are {shown(game.pair_key)} and "
-                                    f"{game.round}, but its schedule says {scheduled.pair_key!r} and {scheduled.round}")
+            if (offer.pair_key, offer.round) != (scheduled.pair_key, scheduled.round):
+                raise RecordRefused(f"game {offer.key}: pair_key and round are {shown(offer.pair_key)} and "
+                                    f"{offer.round}, but its schedule says {scheduled.pair_key!r} and {scheduled.round}")
             check_scheduled(record, scheduled, target.config.settings)
         else:
             check_record(record)
-        existing = self.store.game_id_of(target.id, game.key)
+        existing = self.store.game_id_of(target.id, offer.key)
         if existing is not None:
             stored = self.store.game_record(existing)
             data = self.store.game_data(existing)
             difference = first_difference(
                 _content(stored, data["pair_key"], data["round"], data["finished_at"]),
-                _content(record, game.pair_key, game.round, game.finished_at))
+                _content(record, offer.pair_key, offer.round, offer.finished_at))
             if difference is None:
                 return False
             raise RecordRefused(
-                f"game {shown(game.key)} of tournament {shown(target.name)} is already in {self.store.path} with "
+                f"game {shown(offer.key)} of tournament {shown(target.name)} is already in {self.store.path} with "
                 f"other content ({difference} differs); import it into another database")
-        self.store.save_record(target.id, game.key, game.pair_key, game.round, record, game.finished_at)
+        self.store.save_record(target.id, offer.key, offer.pair_key, offer.round, record, offer.finished_at)
         return True
 
 
@@ -273,8 +273,8 @@ def merge_share(target: Store, source: Store, tournament: int) -> tuple[int, int
             try:
                 data = source.game_data(row_id)
                 key = data["key"]
-                game = offered_from_data(data, record_from_data(data, STORED_KEYS))
-                if admission.admit(offered, game):
+                offer = offered_from_data(data, record_from_data(data, STORED_KEYS))
+                if admission.admit(offered, offer):
                     added += 1
                 else:
                     already += 1
@@ -302,8 +302,8 @@ def import_records(store: Store, file: BinaryIO, source: str) -> tuple[int, int]
         admission = Admission(store)
         for number, data in _objects(file, source):
             try:
-                tournament, game = offered_line(data)
-                if admission.admit(tournament, game):
+                tournament, offer = offered_line(data)
+                if admission.admit(tournament, offer):
                     added += 1
                 else:
                     already += 1

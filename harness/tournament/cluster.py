@@ -214,7 +214,7 @@ def _worker_name() -> str:
         return f"host {os.uname().nodename}"
 
 
-def play_checked(game: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) -> bytes:
+def play_checked(scheduled: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) -> bytes:
     """One game on a worker: check the engines' files, resolve the sandbox here, play it as the local
     pool does. The reply is JSON bytes (the record, or why it could not be played, the program
     hashes found here, the game's log lines): plain data that runs nothing where it is read, and no
@@ -230,7 +230,7 @@ def play_checked(game: ScheduledGame, x: EngineSpec, o: EngineSpec, job: Job) ->
         except sandbox.SandboxUnavailable as error:
             raise WorkerMismatch(f"{where}: {error}") from None
         with _game_logs() as logs:
-            record = play_scheduled(game, x, o, job.settings, job.limits(confined))
+            record = play_scheduled(scheduled, x, o, job.settings, job.limits(confined))
         reply["record"] = record.to_json()
         reply["logs"] = logs
         if warning is not None and job.sandbox is not SandboxMode.OFF:
@@ -267,7 +267,7 @@ def worker_text(value: object) -> str:
     return shown if len(shown) <= MAX_TEXT else f"{shown[:MAX_TEXT]}... ({len(shown) - MAX_TEXT} more characters)"
 
 
-def read_reply(payload: object, game: ScheduledGame, settings: GameSettings,
+def read_reply(payload: object, scheduled: ScheduledGame, settings: GameSettings,
                hashes: Mapping[str, str | None]) -> Reply:
     """A worker's reply, believed only after checking: JSON of the expected shape, the program hashes
     the worker found equal to ``hashes`` (the coordinator's, for this game's engines), and the record
@@ -307,7 +307,7 @@ def read_reply(payload: object, game: ScheduledGame, settings: GameSettings,
     if not isinstance(data["record"], dict):
         raise RecordRefused(f"the reply's record is {shown(data['record'])}, not a game record")
     record = record_from_data(data["record"])
-    check_scheduled(record, game, settings)
+    check_scheduled(record, scheduled, settings)
     return Reply(record, None, None if warning is None else worker_text(warning),
                  tuple(_log_record(*line) for line in logs))
 
@@ -491,35 +491,35 @@ def play_on_cluster(
         told: set[str] = set()
         futures = as_completed(loop=client.loop)
 
-        def submit(game: ScheduledGame) -> None:
+        def submit(scheduled: ScheduledGame) -> None:
             only = None if not banned else frozenset(set(workers) - banned)
             if only is not None and not only:
-                failed(game, f"no worker is left to play it but ones whose results were refused "
+                failed(scheduled, f"no worker is left to play it but ones whose results were refused "
                              f"({', '.join(sorted(banned))})")
                 return
-            attempts[game.game_id] = attempt = attempts.get(game.game_id, 0) + 1
-            future = client.submit(play_checked, game, specs[game.x], specs[game.o], job,
-                                   key=f"arena-{run}-{game.game_id}-{attempt}", pure=False,
+            attempts[scheduled.game_id] = attempt = attempts.get(scheduled.game_id, 0) + 1
+            future = client.submit(play_checked, scheduled, specs[scheduled.x], specs[scheduled.o], job,
+                                   key=f"arena-{run}-{scheduled.game_id}-{attempt}", pure=False,
                                    workers=None if only is None else sorted(only), allow_other_workers=False)
-            in_flight[future] = (game, only)
+            in_flight[future] = (scheduled, only)
             futures.add(future)
 
         def submit_up_to(window: int) -> None:
             while len(in_flight) < window and todo:
                 submit(todo.popleft())
 
-        def refuse(future: Any, game: ScheduledGame, why: str) -> None:
+        def refuse(future: Any, scheduled: ScheduledGame, why: str) -> None:
             worker = _holder(client, future)
             log.warning("game %s: refused the result from worker %s: %s; that worker gets no more games of this "
-                        "run, and the game is played again on another", game.game_id, worker or "(unknown)", why)
+                        "run, and the game is played again on another", scheduled.game_id, worker or "(unknown)", why)
             if worker is not None and worker not in banned:
                 banned.add(worker)
                 warn(f"refused a result from worker {worker} ({why}); it gets no more games of this run")
-            refusals[game.game_id] = refusals.get(game.game_id, 0) + 1
-            if refusals[game.game_id] >= MAX_REFUSALS:
-                failed(game, f"{MAX_REFUSALS} results refused, the last: {why}")
+            refusals[scheduled.game_id] = refusals.get(scheduled.game_id, 0) + 1
+            if refusals[scheduled.game_id] >= MAX_REFUSALS:
+                failed(scheduled, f"{MAX_REFUSALS} results refused, the last: {why}")
             else:
-                todo.appendleft(game)
+                todo.appendleft(scheduled)
 
         def restrand() -> None:
             """Games held for workers that have all left go back to the queue, for the others."""
@@ -537,7 +537,7 @@ def play_on_cluster(
             entry = in_flight.pop(future, None)
             if entry is None:
                 continue  # cancelled here: its game is queued again
-            game = entry[0]
+            scheduled = entry[0]
             try:
                 payload = future.result()
             except CancelledError:
@@ -548,33 +548,33 @@ def play_on_cluster(
             except Exception as error:  # a game that killed its workers too often, or a reply not plain data
                 why = worker_text(f"{type(error).__name__}: {' '.join(str(error).split())}")
                 if _holder(client, future) is not None:  # a finished task whose result could not be read
-                    refuse(future, game, f"a reply that is not plain data ({why})")
+                    refuse(future, scheduled, f"a reply that is not plain data ({why})")
                 else:
-                    failed(game, why)
+                    failed(scheduled, why)
             else:
                 from harness.match.verify import RecordRefused
 
                 try:
-                    reply = read_reply(payload, game, job.settings,
+                    reply = read_reply(payload, scheduled, job.settings,
                                        {path: sha for path, sha in coordinator_hashes.items()
-                                        if path in (specs[game.x].program, specs[game.o].program)})
+                                        if path in (specs[scheduled.x].program, specs[scheduled.o].program)})
                 except RecordRefused as error:
-                    refuse(future, game, worker_text(error))
+                    refuse(future, scheduled, worker_text(error))
                 else:
                     if reply.warning is not None and reply.warning not in told:
                         told.add(reply.warning)
                         warn(reply.warning)
                     if reply.record is None:
-                        failed(game, str(reply.failure))
-                    elif game.game_id in done:
-                        log.debug("%s: a second result dropped", game.game_id)
+                        failed(scheduled, str(reply.failure))
+                    elif scheduled.game_id in done:
+                        log.debug("%s: a second result dropped", scheduled.game_id)
                     else:
-                        done.add(game.game_id)
+                        done.add(scheduled.game_id)
                         for record in reply.logs:
                             logger = logging.getLogger(record.name)
                             if logger.isEnabledFor(record.levelno):
                                 logger.handle(record)
-                        finished(game, reply.record)
+                        finished(scheduled, reply.record)
             future.release()
             if time.monotonic() - refreshed > _WINDOW_REFRESH_SECONDS:
                 workers = _workers(client, workers)

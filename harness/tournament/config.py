@@ -27,7 +27,7 @@ from harness.referee.engine_specs import (
 from harness.errors import ConfigError, EngineError
 from harness.games.betsy.rules import MAX_N
 from harness.games.errors import PositionError
-from harness.games.registry import GAMES, Game, get_game
+from harness.games.registry import GAMES, Game
 from harness.referee.programs import layout_problems
 from harness.referee.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.match.settings import MAX_PLIES, GameSettings
@@ -156,8 +156,8 @@ class TournamentConfig:
     """Whether a ``tcp://`` cluster beyond loopback is allowed (the operator's ``--insecure-cluster``, never the file's)."""
 
     @property
-    def game(self) -> Game:
-        """The game's rules."""
+    def rules(self) -> Game:
+        """The game's rules (``settings.game`` is its name)."""
         return self.settings.rules
 
     def fingerprint(self) -> dict[str, Any]:
@@ -492,10 +492,10 @@ def _option_problems(key: str, builtin: str, options: Mapping[str, object]) -> l
 def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> TournamentConfig:
     base = file.resolve().parent
     problems = _name_problems(model.name)
-    game = model.rules
-    sizes, size_problems = _sizes(model, game)
+    rules = model.rules
+    sizes, size_problems = _sizes(model, rules)
     problems += size_problems
-    specs, engine_problems = _engine_specs(list(model.engines), base, game.name)
+    specs, engine_problems = _engine_specs(list(model.engines), base, rules.name)
     problems += engine_problems
     if not engine_problems:  # every entry gave a spec: their indexes are the entries'
         problems += [f"engines[{index}].command: {problem}" for index, problem in layout_problems(specs)]
@@ -512,18 +512,18 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         opening_path = (base / model.openings.file).resolve()
         openings_file = str(opening_path)
         try:
-            positions = read_openings(opening_path, game)
+            positions = read_openings(opening_path, rules)
         except ConfigError as error:
             problems.append(f"openings.file: {error}")
         else:
             missing = [size for size in sizes if size not in positions]
             if missing:
                 problems.append(
-                    f"openings.file: no opening for {game.size_key} = {', '.join(missing)} in {opening_path}"
+                    f"openings.file: no opening for {rules.size_key} = {', '.join(missing)} in {opening_path}"
                 )
     if problems:
         raise _fail(file, problems)
-    settings = GameSettings.model_validate({key: getattr(model, key) for key in GameSettings.model_fields})
+    settings = model.game_settings()
     return TournamentConfig(
         name=model.name,
         settings=settings,
@@ -545,28 +545,27 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     )
 
 
-def _sizes(model: _Tournament, game: Game) -> tuple[tuple[str, ...], list[str]]:
+def _sizes(model: _Tournament, rules: Game) -> tuple[tuple[str, ...], list[str]]:
     """The board sizes from ``size:`` (any game) or ``n:`` (Betsy's name for it); default: the
     game's default size."""
     if model.n is not None and model.size is not None:
         return (), ["give the board sizes once, as size: or n: (not both)"]
-    if model.n is not None and game.size_key != "n":
-        return (), [f"n: a Betsy key; give {game.title} sizes as size: (e.g. size: {game.default_size})"]
-    values: list[str | int] = list(model.n or model.size or [game.default_size])
+    if model.n is not None and rules.size_key != "n":
+        return (), [f"n: a Betsy key; give {rules.title} sizes as size: (e.g. size: {rules.default_size})"]
+    values: list[str | int] = list(model.n or model.size or [rules.default_size])
     sizes: list[str] = []
     problems: list[str] = []
     for index, value in enumerate(values):
         try:
-            sizes.append(game.parse_size(str(value)))
+            sizes.append(rules.parse_size(str(value)))
         except PositionError as error:
             key = "size" if model.n is None else "n"
             problems.append(f"{key}[{index}]: {error}" if len(values) > 1 else f"{key}: {error}")
     return tuple(dict.fromkeys(sizes)), problems
 
 
-def read_openings(path: Path, game: Game | None = None) -> dict[str, tuple[Opening, ...]]:
-    """Start positions, one per line as ``SIZE PLAYER BOARD`` (``#`` starts a comment)."""
-    rules = game if game is not None else get_game("betsy")
+def read_openings(path: Path, rules: Game) -> dict[str, tuple[Opening, ...]]:
+    """Start positions of ``rules``' game, one per line as ``SIZE PLAYER BOARD`` (``#`` starts a comment)."""
     lines = read_bounded(path, MAX_OPENINGS_BYTES, "an openings").splitlines()
     found: dict[str, list[Opening]] = {}
     # A problem is said with the line's number, never its text: the file may not be an openings file.

@@ -54,7 +54,7 @@ class Job:
 
     def limits(self, confined: bool) -> Limits:
         """The referee's limits of every engine call, with the sandbox as resolved (``confined``)."""
-        return self.settings.limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes)
+        return Limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes)
 
 
 def expected_hashes(engines: Sequence[EngineSpec]) -> tuple[tuple[str, str | None], ...]:
@@ -62,13 +62,13 @@ def expected_hashes(engines: Sequence[EngineSpec]) -> tuple[tuple[str, str | Non
     return tuple((engine.program, file_sha256(engine.program)) for engine in engines if engine.program is not None)
 
 
-def play_scheduled(game: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: GameSettings,
+def play_scheduled(scheduled: ScheduledGame, x: EngineSpec, o: EngineSpec, settings: GameSettings,
                    limits: Limits) -> GameRecord:
     """Play one scheduled game from its start position, every move through the referee."""
-    log.debug("start %s: %s (x) vs %s (o), %s", game.game_id, x.name, o.name, settings.rules.size_phrase(game.size))
-    record = play_game(x, o, settings, game.size, start=start_position(game, settings), limits=limits)
+    log.debug("start %s: %s (x) vs %s (o), %s", scheduled.game_id, x.name, o.name, settings.rules.size_phrase(scheduled.size))
+    record = play_game(x, o, settings, scheduled.size, start=start_position(scheduled, settings), limits=limits)
     if record.fault is not None:
-        log.warning("%s: %s", game.game_id, record.reason)
+        log.warning("%s: %s", scheduled.game_id, record.reason)
     return record
 
 
@@ -99,15 +99,12 @@ def _terminate_worker(signum: int, frame: object) -> None:
     os._exit(1)
 
 
-def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec], job: Job, concurrency: int,
-                 finished: Finished, failed: Failed, warn: Warn) -> None:
+def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec], job: Job, confined: bool,
+                 concurrency: int, finished: Finished, failed: Failed, warn: Warn) -> None:
     """Play ``games`` in a pool of ``concurrency`` worker processes here, each game whole in one
     worker. A worker that dies takes only its games in progress: the pool starts again for the rest
     (at most MAX_POOL_RESTARTS times). Ctrl-C stops the workers (each kills its engine call) and is
-    raised on."""
-    confined, warning = sandbox.resolve(job.sandbox)
-    if warning is not None:
-        warn(warning)
+    raised on. ``confined``: ``job.sandbox`` as resolved by the caller (harness.tournament.run.check_run)."""
     limits = job.limits(confined)
     pending = list(games)
     restarts = 0
@@ -116,24 +113,25 @@ def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec]
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(limits,))
         futures: dict[Future[GameRecord], ScheduledGame] = {}
         try:
-            for game in pending:
-                futures[pool.submit(play_scheduled, game, specs[game.x], specs[game.o], job.settings, limits)] = game
+            for scheduled in pending:
+                future = pool.submit(play_scheduled, scheduled, specs[scheduled.x], specs[scheduled.o], job.settings, limits)
+                futures[future] = scheduled
             waiting = set(futures)
             while waiting:
                 done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
-                    game = futures[future]
+                    scheduled = futures[future]
                     try:
                         record = future.result()
                     except BrokenProcessPool:
                         continue  # played again below with a fresh pool
                     except Exception as error:  # a harness bug must not stop the tournament
-                        log.exception("game %s failed in the harness; a rerun retries it", game.game_id)
-                        pending.remove(game)
-                        failed(game, f"{type(error).__name__}: {error}")
+                        log.exception("game %s failed in the harness; a rerun retries it", scheduled.game_id)
+                        pending.remove(scheduled)
+                        failed(scheduled, f"{type(error).__name__}: {error}")
                         continue
-                    pending.remove(game)
-                    finished(game, record)
+                    pending.remove(scheduled)
+                    finished(scheduled, record)
         except BrokenProcessPool:
             pass
         except KeyboardInterrupt:
@@ -146,8 +144,8 @@ def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec]
             log.error("a worker process died; restarting the pool for %d games (restart %d)", len(pending), restarts)
             if restarts > MAX_POOL_RESTARTS:
                 log.error("giving up after %d pool restarts; a rerun retries the rest", restarts - 1)
-                for game in pending:
-                    failed(game, f"its worker process died {restarts} times")
+                for scheduled in pending:
+                    failed(scheduled, f"its worker process died {restarts} times")
                 return
 
 

@@ -128,7 +128,7 @@ def scheduled_game(config: TournamentConfig, key: str, openings: dict[tuple[str,
     if len(parts) != 5:
         return None
     prefix, round_text, first, second, suffix = parts
-    size = next((size for size in config.sizes if pair_prefix(config.game, size) == prefix), None)
+    size = next((size for size in config.sizes if pair_prefix(config.rules, size) == prefix), None)
     number = round_text[1:]
     if (size is None or not round_text.startswith("r") or not number.isascii() or not number.isdigit()
             or str(int(number)) != number or not 1 <= int(number) <= config.rounds or suffix not in ("a", "b")):

@@ -28,6 +28,8 @@ from harness.match.verify import shown
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from harness.tournament.cluster import Access
+
 log = logging.getLogger("arena.tournament")
 
 
@@ -66,6 +68,40 @@ def rounds_text(rounds: tuple[int, int]) -> str:
     return str(rounds[0]) if rounds[0] == rounds[1] else f"{rounds[0]}-{rounds[1]}"
 
 
+@dataclass(frozen=True)
+class CheckedRun:
+    """A run of a tournament whose every check passed (``check_run``), ready to play."""
+
+    config: TournamentConfig
+    rounds: tuple[int, int] | None
+    """The share of rounds (first, last), 1-based and inclusive; None: all."""
+    access: Access | None
+    """How to reach the config's cluster, checked; None for the local pool."""
+    confined: bool | None
+    """The sandbox mode resolved here (True: engines run in bwrap); None on a remote cluster, where each
+    worker resolves its own."""
+    sandbox_warning: str | None
+    """What to tell the operator of the sandbox when games start (auto without bwrap, or off)."""
+
+
+def check_run(config: TournamentConfig, rounds: tuple[int, int] | None = None) -> CheckedRun:
+    """Every check of a run before anything is written: the share of rounds and the schedule's size
+    (``check_rounds``), the cluster's access, the sandbox mode (``required`` without bwrap is an error)."""
+    check_rounds(config, rounds)
+    access: Access | None = None
+    if config.cluster is not None:
+        from harness.tournament import cluster as cluster
+
+        access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+    confined: bool | None = None
+    warning: str | None = None
+    if config.cluster is None or config.cluster.scheduler is None:  # on a scheduler, each worker resolves its own
+        confined, warning = sandbox.resolve(config.sandbox)
+    elif config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
+        warning = sandbox.resolve(SandboxMode.OFF)[1]
+    return CheckedRun(config, rounds, access, confined, warning)
+
+
 def check_rounds(config: TournamentConfig, rounds: tuple[int, int] | None) -> None:
     """Refuse a share of rounds that is empty or outside the config's rounds, and a run that would
     schedule too many games (harness.tournament.schedule.MAX_SCHEDULED_GAMES)."""
@@ -94,18 +130,27 @@ def run_tournament(
     be split across runs or machines, each playing a share of the same schedule (same openings and
     game ids as the whole), and each share is resumable on its own.
     """
-    check_rounds(config, rounds)
-    if config.cluster is not None:  # refused before the database is touched
-        from harness.tournament import cluster as cluster
+    return play_run(check_run(config, rounds), db_path, force_new, progress, on_game, on_warning)
 
-        cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+
+def play_run(
+    run: CheckedRun,
+    db_path: Path | None = None,
+    force_new: bool = False,
+    progress: bool = True,
+    on_game: Callable[[ScheduledGame, GameRecord], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> RunSummary:
+    """``run_tournament`` for a run already checked (``check_run``), as the CLI checks it before it
+    opens the log and the database."""
+    config, rounds = run.config, run.rounds
     path = Path(db_path) if db_path is not None else default_db_path(config)
     store = Store(path)
     try:
         tournament = store.open_tournament(tournament_entry(config), force_new)
         games = schedule(config, rounds)  # only the share's rounds are listed
         done = store.done_game_ids(tournament)
-        todo = [game for game in games if game.game_id not in done]
+        todo = [scheduled for scheduled in games if scheduled.game_id not in done]
         summary = RunSummary(tournament, path, len(games), len(games) - len(todo))
         summary.standings = {engine.name: Standing() for engine in config.engines}
         for stored in store.games(tournament):
@@ -118,14 +163,14 @@ def run_tournament(
         log.info("tournament %r (#%d) in %s: %d games scheduled, %d already played",
                  config.name, tournament, path, len(games), summary.already_done)
         if todo:
-            _run_games(config, store, tournament, todo, summary, progress, on_game, on_warning)
+            _run_games(run, store, tournament, todo, summary, progress, on_game, on_warning)
         return summary
     finally:
         store.close()
 
 
 def _run_games(
-    config: TournamentConfig,
+    run: CheckedRun,
     store: Store,
     tournament: int,
     todo: list[ScheduledGame],
@@ -136,6 +181,7 @@ def _run_games(
 ) -> None:
     """Play ``todo`` on the config's executor (the local pool, or its dask cluster); each result is
     stored here as it arrives, and both executors report through the same callbacks."""
+    config = run.config
     told: set[str] = set()
 
     def warn(message: str) -> None:
@@ -144,8 +190,8 @@ def _run_games(
             told.add(message)
             on_warning(message)
 
-    def failed(game: ScheduledGame, why: str) -> None:
-        log.error("game %s not played: %s; a rerun retries it", game.game_id, why)
+    def failed(scheduled: ScheduledGame, why: str) -> None:
+        log.error("game %s not played: %s; a rerun retries it", scheduled.game_id, why)
         summary.failed += 1
         if on_warning is not None and why not in told:
             told.add(why)
@@ -154,20 +200,22 @@ def _run_games(
     specs = {engine.name: engine for engine in config.engines}
     bar = _progress_bar(summary, progress)
 
-    def finished(game: ScheduledGame, record: GameRecord) -> None:
-        _finished(store, tournament, game, record, summary, on_game, bar)
+    def finished(scheduled: ScheduledGame, record: GameRecord) -> None:
+        _finished(store, tournament, scheduled, record, summary, on_game, bar)
 
     try:
-        if config.cluster is None:
-            play_locally(todo, specs, _job(config, ()), config.concurrency, finished, failed, warn)
+        if run.access is None:
+            assert run.confined is not None  # resolved by check_run for the local pool
+            if run.sandbox_warning is not None:
+                warn(run.sandbox_warning)
+            play_locally(todo, specs, _job(config, ()), run.confined, config.concurrency, finished, failed, warn)
         else:
             from harness.tournament import cluster as cluster
 
-            if config.sandbox is SandboxMode.OFF:  # workers warn only of a fallback of auto
-                warn(str(sandbox.resolve(SandboxMode.OFF)[1]))
-            access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+            if config.sandbox is SandboxMode.OFF and run.sandbox_warning is not None:  # workers warn only of auto's fallback
+                warn(run.sandbox_warning)
             job = _job(config, cluster.expected_hashes(config.engines))  # workers check the files against these
-            cluster.play_on_cluster(access, todo, specs, job, finished, failed, warn)
+            cluster.play_on_cluster(run.access, todo, specs, job, finished, failed, warn)
     except KeyboardInterrupt:
         summary.interrupted = True
         raise
@@ -191,22 +239,22 @@ def _progress_bar(summary: RunSummary, progress: bool) -> tqdm[NoReturn]:
 def _finished(
     store: Store,
     tournament: int,
-    game: ScheduledGame,
+    scheduled: ScheduledGame,
     record: GameRecord,
     summary: RunSummary,
     on_game: Callable[[ScheduledGame, GameRecord], None] | None,
     bar: tqdm[NoReturn],
 ) -> None:
     """Store a finished game and count it, once: a game already in the store is not counted again."""
-    if store.save_record(tournament, game.game_id, game.pair_key, game.round, record) is None:
-        log.warning("%s: already in the database; this result is dropped", game.game_id)
+    if store.save_record(tournament, scheduled.game_id, scheduled.pair_key, scheduled.round, record) is None:
+        log.warning("%s: already in the database; this result is dropped", scheduled.game_id)
         return
     summary.played += 1
     score = score_for_x(record.result)
-    summary.standings[game.x].add(score)
-    summary.standings[game.o].add(1 - score)
-    log.info("%s: %s (%s)", game.game_id, record.result, record.reason)
+    summary.standings[scheduled.x].add(score)
+    summary.standings[scheduled.o].add(1 - score)
+    log.info("%s: %s (%s)", scheduled.game_id, record.result, record.reason)
     if on_game is not None:
-        on_game(game, record)
+        on_game(scheduled, record)
     bar.update(1)
     bar.set_postfix_str(standings_text(summary.standings), refresh=False)

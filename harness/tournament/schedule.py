@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.tournament.config import Opening, TournamentConfig
 from harness.errors import UsageError
-from harness.games.registry import Game, get_game
+from harness.games.registry import Game
 from harness.rng import Rng
 from harness.match.settings import GameSettings
 
@@ -41,14 +41,13 @@ def pairings(names: list[str], fmt: str) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
 
 
-def random_opening(size: str | int, plies: int, seed: int, round_index: int, game: Game | None = None) -> Opening:
-    """``plies`` random legal moves from the empty board that do not end the game (a game without a
-    fixed start, All The King's Horses, draws a whole random position instead).
+def random_opening(rules: Game, size: str, plies: int, seed: int, round_index: int) -> Opening:
+    """``plies`` random legal moves from the empty board of ``size`` (as ``rules.parse_size`` wrote
+    it) that do not end the game (a game without a fixed start, All The King's Horses, draws a whole
+    random position instead).
 
     Deterministic in (game, size, plies, seed, round): every pairing plays the same opening in a round.
     """
-    rules = game if game is not None else get_game("betsy")
-    size = rules.parse_size(str(size))
     rng = Rng((seed * 1_000_003 + rules.size_seed(size)) * 1_000_003 + round_index)
     start = rules.random_start(size, rng)
     if start is not None:  # a game without a fixed start draws its positions whole (the plies are not used)
@@ -74,12 +73,12 @@ def opening_for(config: TournamentConfig, size: str, round_index: int) -> Openin
     if config.opening_positions:
         suite = config.opening_positions[size]
         return suite[round_index % len(suite)]
-    return random_opening(size, config.openings_plies, config.openings_seed, round_index, config.game)
+    return random_opening(config.rules, size, config.openings_plies, config.openings_seed, round_index)
 
 
-def pair_prefix(game: Game, size: str) -> str:
+def pair_prefix(rules: Game, size: str) -> str:
     """The first part of a game id: ``n5`` for Betsy (as before games were plugins), else the size."""
-    return game.game_id_prefix(size)
+    return rules.game_id_prefix(size)
 
 
 MAX_SCHEDULED_GAMES = 1_000_000
@@ -125,7 +124,7 @@ def schedule(config: TournamentConfig, rounds: tuple[int, int] | None = None) ->
     for round_index in range(first_round - 1, last_round):
         for size in config.sizes:
             opening = opening_for(config, size, round_index)
-            prefix = pair_prefix(config.game, size)
+            prefix = pair_prefix(config.rules, size)
             for first, second in pairings(names, config.format):
                 pair_key = f"{prefix}:r{round_index + 1}:{first}:{second}"
                 for suffix, x, o in (("a", first, second), ("b", second, first)):
@@ -136,6 +135,6 @@ def schedule(config: TournamentConfig, rounds: tuple[int, int] | None = None) ->
     return games
 
 
-def start_position(game: ScheduledGame, settings: GameSettings) -> Any:
+def start_position(scheduled: ScheduledGame, settings: GameSettings) -> Any:
     """The scheduled game's start position, under the settings' rules."""
-    return settings.rules.position(game.size, game.start_player, game.start_board, settings.options)
+    return settings.rules.position(scheduled.size, scheduled.start_player, scheduled.start_board, settings.options)

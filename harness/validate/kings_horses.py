@@ -34,11 +34,11 @@ from harness.games.kings_horses.oracle import Oracle
 from harness.games.kings_horses.rules import WORDS, Position, race_lead, random_position
 from harness.games.registry import get_game
 from harness.referee.protocol import Verdict
-from harness.referee.referee import CallResult, resolve_interpreter, run_call
+from harness.referee.referee import CallResult, Limits, resolve_interpreter, run_call
 from harness.rng import Rng
 from harness.text import excerpt
-from harness.validate.validator import (Category, Check, Place, Role, Settings, Status, ValidationReport, kind_of, make_category,
-                              summary, where)
+from harness.validate.validator import (Category, Check, Place, Role, Status, ValidationReport, ValidationSettings,
+                                        kind_of, make_category, summary, where)
 
 ROLES = {"protocol": Role.REQUIRED, "correctness": Role.REQUIRED, "time": Role.REQUIRED, "moves": Role.GRADED}
 """The categories, in report order, with their roles (harness.validate.validator.Role)."""
@@ -226,14 +226,14 @@ class Asked:
 class KingsHorsesValidator:
     """Asks the program about every case (verdict form and ``--move`` form) and judges the answers."""
 
-    def __init__(self, engine: EngineSpec | None, program: str, settings: Settings, start_problem: str | None,
+    def __init__(self, engine: EngineSpec | None, program: str, settings: ValidationSettings, start_problem: str | None,
                  progress: Callable[[str], None] | None = None) -> None:
         self.engine = engine
         self.program = program
         self.settings = settings
         self.start_problem = start_problem
-        self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                                           processes=settings.processes)
+        self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
+                            processes=settings.processes)
         self.progress = progress or (lambda _text: None)
 
     def argv(self, position: Position, move: bool) -> list[str]:
@@ -248,7 +248,7 @@ class KingsHorsesValidator:
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
-            result = run_call(argv, case.position, self.settings.seconds, self.limits,
+            result = run_call(argv, case.position, self.settings.clock, self.limits,
                               command_length=len(self.engine.command))
         return Asked(case, result, [line for line in result.stdout_tail if line.strip()])
 
@@ -363,10 +363,10 @@ class KingsHorsesValidator:
             def place(item: Asked) -> Place:
                 return Place("", item.case.position.player, item.case.band or "hand-made")
 
-            game = get_game("kings-horses")
+            rules = get_game("kings-horses")
             category.summary = (f"{len(late)} of {len(ran)} calls had no answer by {limit:g} s + "
                                 f"{self.settings.play.grace:g} s grace: "
-                                f"{where([place(item) for item in late], [place(item) for item in ran], game, False)}. "
+                                f"{where([place(item) for item in late], [place(item) for item in ran], rules, False)}. "
                                 f"Fix: {TIME_FIX}; per band: {', '.join(figures)}")
         else:
             category.summary = f"all {len(ran)} calls answered in time; per band: {', '.join(figures)}"
@@ -407,7 +407,7 @@ class KingsHorsesValidator:
         return category
 
 
-def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Settings,
+def validate_kings_horses(program: str, engine: EngineSpec | None, settings: ValidationSettings,
                           start_problem: str | None = None,
                           progress: Callable[[str], None] | None = None, seed: int = 1) -> ValidationReport:
     """Every category for a ``bestmove.py`` (see the module's doc)."""

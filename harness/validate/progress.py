@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.validate.validator import Settings
+    from harness.validate.validator import ValidationSettings
 
 
-def validation_steps(settings: Settings) -> int:
+def validation_steps(settings: ValidationSettings) -> int:
     """The steps of ``arena validate``'s bar for a program that answers (one per check asked, one per
     strength game): what harness.validate.validator and harness.validate.kings_horses report through their
     ``progress`` callback (tests/test_progress.py counts them on real runs)."""

@@ -78,8 +78,8 @@ def _same_cause(check: Check) -> str:
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
-    game = get_game(report.game)
-    answer_form = game.answer_form
+    rules = get_game(report.game)
+    answer_form = rules.answer_form
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
         lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")
@@ -112,12 +112,12 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             also = f" (and {', '.join(others[:4])}{f' and {len(others) - 4} more' if len(others) > 4 else ''}: the same way)"
         lines.append(f"- {name}/{check.id}{also}: {check.detail}")
         if check.slowest:
-            lines.append("    slowest : " + _slow_call(game, check.slowest[0]))
-            lines += [f"              {_slow_call(game, call)}" for call in check.slowest[1:]]
+            lines.append("    slowest : " + _slow_call(rules, check.slowest[0]))
+            lines += [f"              {_slow_call(rules, call)}" for call in check.slowest[1:]]
         if check.command:
             lines.append(f"    command : {check.command}")
         if check.board and _answered(check):
-            lines.append(f"    position: {game.position_phrase(check.size, check.player)}")
+            lines.append(f"    position: {rules.position_phrase(check.size, check.player)}")
             lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size, check.player)]
         if check.printed:
             lines.append("    printed : " + check.printed[0])
@@ -136,14 +136,14 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
 
 
-def _slow_call(game: Game, call: dict[str, Any]) -> str:
+def _slow_call(rules: Game, call: dict[str, Any]) -> str:
     """One of a time check's slowest calls: ``2.01 s, no answer: rules/n8-x-midgame (n = 8, x to move)``."""
     answer = "answered" if call["answered"] else "no answer, stopped"
     return (f"{call['seconds']:.2f} s, {answer}: {call['id']} "
-            f"({game.position_phrase(str(call['size']), str(call['player']))})")
+            f"({rules.position_phrase(str(call['size']), str(call['player']))})")
 
 
-def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
+def _program_and_expected(rules: Game, check: Check) -> tuple[str, str] | None:
     """(board the program printed, board its move gives) for a check with an answer, if both known."""
     from harness.referee.protocol import parse_answer_line
 
@@ -151,7 +151,7 @@ def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
     if answer is None or not check.board or not check.size:
         return None
     try:
-        position = game.position(check.size, check.player, check.board)
+        position = rules.position(check.size, check.player, check.board)
         if position.illegal_reason(answer[0]) is not None:
             return answer[1], ""
         return answer[1], position.after(answer[0]).board()
@@ -165,7 +165,7 @@ def _players(entry: dict[str, Any]) -> dict[str, str]:
     return {"x": program, "o": opponent} if entry["student_plays"] == "x" else {"x": opponent, "o": program}
 
 
-def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
+def strength_steps(rules: Game, entry: dict[str, Any]) -> list[Step]:
     """A strength game of the validator's report as replay steps: the start, then each ply (a
     forfeit keeps the board it was played on)."""
     moves = entry["moves"]
@@ -175,7 +175,7 @@ def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
     steps = [Step(board, 0, f"start: {first} to move (x = {names['x']}, o = {names['o']})")]
     for ply, (player, move, after, verdict, seconds) in enumerate(moves, 1):
         if verdict == Verdict.OK.value and move is not None and after:
-            board, column, what = after, int(move), game.describe_move(int(move))
+            board, column, what = after, int(move), rules.describe_move(int(move))
         else:
             column, what = 0, f"forfeits: {verdict}"
         steps.append(Step(board, column, f"ply {ply}/{len(moves)}: {player} ({names.get(player, player)}) {what} "
@@ -186,12 +186,12 @@ def strength_steps(game: Game, entry: dict[str, Any]) -> list[Step]:
     return steps
 
 
-def _strength_moves_table(game: Game, entry: dict[str, Any], replay_id: str) -> str:
+def _strength_moves_table(rules: Game, entry: dict[str, Any], replay_id: str) -> str:
     rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
     names = _players(entry)
     for ply, (player, move, _board, verdict, seconds) in enumerate(entry["moves"], 1):
         ok = verdict == Verdict.OK.value and move is not None
-        what = game.describe_move(int(move)) if ok else "forfeits"
+        what = rules.describe_move(int(move)) if ok else "forfeits"
         rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
                     f'<td>{esc(player)} {esc(names.get(player, ""))}</td>'
                     f'<td>{esc(what)}</td><td class="num">{esc(f"{seconds:.2f}")}</td>'
@@ -233,7 +233,7 @@ def _board_html(game: str, board: str, size: str, caption: str) -> str:
 
 def _check_html(report: ValidationReport, category: Category, check: Check, opened: bool) -> str:
     """One check: its status mark, id and detail, and its evidence folded under it."""
-    game = get_game(report.game)
+    rules = get_game(report.game)
     status = category.status_of(check)
     css = "warn" if status is Status.PASS and check.warning else STATUS_CSS[status]
     parts = [f"<details id='{esc(_anchor(category.name, check.id))}' class='check'{' open' if opened else ''}>"
@@ -242,7 +242,7 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
     if check.slowest:
         rows = "".join(f"<tr><td class='num'>{esc(format(call['seconds'], '.2f'))}</td>"
                        f"<td>{'answered' if call['answered'] else 'no answer, stopped'}</td><td>{esc(call['id'])}</td>"
-                       f"<td>{esc(game.position_phrase(str(call['size']), str(call['player'])))}</td></tr>"
+                       f"<td>{esc(rules.position_phrase(str(call['size']), str(call['player'])))}</td></tr>"
                        for call in check.slowest)
         parts.append("<p>The slowest calls:</p><div class='scroll'><table class='data slowest'><thead><tr>"
                      "<th class='num'>seconds</th><th>answer</th><th>check</th><th>position</th></tr></thead>"
@@ -250,10 +250,10 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
     if check.command:
         parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
     if check.board:
-        shading = f" (shaded: {game.shading_note})" if game.shading_note else ""
-        parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
+        shading = f" (shaded: {rules.shading_note})" if rules.shading_note else ""
+        parts.append(f"<p>Position: {esc(rules.position_phrase(check.size, check.player))}{shading}</p>")
         boards = [_board_html(report.game, check.board, check.size, "asked")]
-        found = _program_and_expected(game, check)
+        found = _program_and_expected(rules, check)
         note = ""
         if found is not None:
             printed, right = found
@@ -279,10 +279,10 @@ def _anchor(category: str, check_id: str) -> str:
 
 
 def _render_html(report: ValidationReport) -> str:
-    game = get_game(report.game)
+    rules = get_game(report.game)
     games = report.strength.get("games") or []
     parts = [
-        f"<h1>{esc(game.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
+        f"<h1>{esc(rules.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
         f"<p class='verdict {'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
         "<div class='scroll'><table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th>"
         "</tr></thead><tbody>",
@@ -340,14 +340,14 @@ def _render_html(report: ValidationReport) -> str:
         parts.append(f"<details id='game-{esc(number)}'><summary>game {esc(number)}: the program as "
                      f"{esc(entry['student_plays'])} against {esc(entry['opponent'])}, score "
                      f"{esc(format(entry['score'], 'g'))}; {esc(end)}</summary>")
-        steps = strength_steps(game, entry)
+        steps = strength_steps(rules, entry)
         if columns and all(len(step.board) == len(steps[0].board) for step in steps):
             replay_id = f"game-{number}-replay"
-            parts.append(replay_html(replay_id, steps, columns, game.shaded_rows(columns), 0,
-                                     _strength_moves_table(game, entry, replay_id)))
+            parts.append(replay_html(replay_id, steps, columns, rules.shaded_rows(columns), 0,
+                                     _strength_moves_table(rules, entry, replay_id)))
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
         parts.append(_board_html(report.game, last, size, "final board") + "</details>")
-    return page(f"{game.title} validation", "\n".join(parts), None, scripts=bool(games))
+    return page(f"{rules.title} validation", "\n".join(parts), None, scripts=bool(games))
 
 
 def _program(command: str) -> str:

@@ -24,8 +24,8 @@ from harness.referee.engine_specs import EngineSpec, builtin_engine, command_wor
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
 from harness.games.suites import Case, Suites
-from harness.referee.protocol import Verdict, WarningKind
-from harness.referee.referee import CallResult, ask
+from harness.referee.protocol import Clock, Verdict, WarningKind
+from harness.referee.referee import CallResult, Limits, ask
 from harness.match.settings import GameSettings
 from harness.text import excerpt
 
@@ -73,7 +73,7 @@ ROLES = {"protocol": Role.REQUIRED, "rules": Role.REQUIRED, "time": Role.REQUIRE
 CATEGORIES = tuple(ROLES)
 REQUIRED = tuple(name for name, role in ROLES.items() if role is Role.REQUIRED)
 """Categories that decide the exit status."""
-REFERENCE_ELO = {name: game.reference_elo for name, game in GAMES.items() if game.reference_elo}
+REFERENCE_ELO = {name: rules.reference_elo for name, rules in GAMES.items() if rules.reference_elo}
 """Approximate ratings of the reference engines (random = 0), per game, from matches at 1 s/move.
 Betsy, n = 5: greedy scored 36/40 against random, alphabeta 38/40 against greedy. Connect Four, 8x8:
 greedy 20/20 against random, alphabeta 19/20 against greedy, each rated as if one more game had been
@@ -212,7 +212,9 @@ class ValidationReport:
 
 
 @dataclass(frozen=True)
-class Settings:
+class ValidationSettings:
+    """What ``arena validate`` checks and how: the game settings, sizes, games, concurrency, sandbox."""
+
     play: GameSettings
     """The game and its clock (time per move, grace, fractional seconds), as in a match."""
     sizes: tuple[str, ...] = ()
@@ -229,7 +231,13 @@ class Settings:
 
     @property
     def seconds(self) -> float:
+        """Seconds per move given to the program."""
         return self.play.time
+
+    @property
+    def clock(self) -> Clock:
+        """The referee's clock of every call of the program (``GameSettings.clock``)."""
+        return self.play.clock
 
 
 @dataclass(frozen=True)
@@ -253,17 +261,17 @@ class Call:
 class Validator:
     """Runs the suites against one program and collects checks."""
 
-    def __init__(self, engine: EngineSpec | None, program: str, settings: Settings,
+    def __init__(self, engine: EngineSpec | None, program: str, settings: ValidationSettings,
                  start_problem: str | None = None, progress: Callable[[str], None] | None = None):
         self.engine = engine
         self.program = program
         self.settings = settings
-        self.game: Game = settings.play.rules
-        self.suites: Suites[Position] = self.game.suites()
-        self.sizes = settings.sizes or self.game.example_sizes
+        self.game_rules: Game = settings.play.rules
+        self.suites: Suites[Position] = self.game_rules.suites()
+        self.sizes = settings.sizes or self.game_rules.example_sizes
         self.start_problem = start_problem
-        self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                                           processes=settings.processes)
+        self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
+                            processes=settings.processes)
         self.calls: list[Call] = []
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
@@ -276,11 +284,11 @@ class Validator:
     def call(self, label: str, position: Position) -> CallResult:
         if self.engine is None:
             argv = (*command_words(self.program), position.size_text, position.player, position.board(),
-                    f"{self.settings.seconds:g}")
+                    self.settings.clock.seconds_text)
             result = CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
                                 self.start_problem or "cannot start", tuple(argv))
         else:
-            result = ask(self.engine.command, position, self.settings.seconds, self.limits,
+            result = ask(self.engine.command, position, self.settings.clock, self.limits,
                          self.engine.extra_args)
         self.calls.append(Call(label, position.copy(), result))
         return result
@@ -289,7 +297,7 @@ class Validator:
               judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> None:
         """Ask about ``position`` for ``category``; by default a check passes when the verdict is ok.
 
-        The call runs in the validator's pool (``Settings.concurrency`` at a time): the Check is
+        The call runs in the validator's pool (``ValidationSettings.concurrency`` at a time): the Check is
         filled in when it is done, and ``settle()`` waits for every one asked so far."""
         check = Check(check_id, False, "not judged: not run", judged=False)
         category.checks.append(check)
@@ -325,7 +333,7 @@ class Validator:
     def finish(self, category: Category) -> Category:
         """Wait for the category's checks and write its summary."""
         self.settle()
-        category.summary = summary(category, self.game, self.suites.fixes, self.game.answer_form)
+        category.summary = summary(category, self.game_rules, self.suites.fixes, self.game_rules.answer_form)
         return category
 
     # --- categories ---------------------------------------------------------------------------
@@ -345,7 +353,7 @@ class Validator:
             "answers", answered,
             f"last well-formed line: {result.move} {result.board}" if answered
             else f"{result.verdict.value}: {result.detail}",
-            expected=f"a last line '{self.game.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
+            expected=f"a last line '{self.game_rules.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
             judged=started, **evidence))
         timed = answered or result.verdict is Verdict.TIME
         in_time = timed and result.verdict is not Verdict.TIME
@@ -428,13 +436,13 @@ class Validator:
         if silent:
             parts.append(f"{silent} ended without an answer")
         if late:
-            parts.append(f"{len(late)} had no answer by {deadline}: {where([c.place for c in late], asked, self.game)}")
+            parts.append(f"{len(late)} had no answer by {deadline}: {where([c.place for c in late], asked, self.game_rules)}")
         category.summary = "; ".join(parts) + (f". Fix: {TIME_FIX}{_larger_boards(late, ran)}" if late else "")
         evidence: dict[str, Any] = {}
         if late:
             first = late[0]
             detail = (f"{len(late)} of {len(ran)} calls had no answer by {deadline}: "
-                      f"{where([c.place for c in late], asked, self.game)}")
+                      f"{where([c.place for c in late], asked, self.game_rules)}")
             evidence = dict(command=shlex.join(first.result.argv), board=first.position.board(),
                             size=first.position.size_text, player=first.position.player, kind=first.kind,
                             verdict=first.result.verdict.value)
@@ -446,7 +454,7 @@ class Validator:
         category.checks.append(Check(
             "answers-after-the-limit", True,
             (f"{len(over)} of {len(answered)} answers came after {limit:g} s, inside the grace: "
-             f"{where([c.place for c in over], asked, self.game)}"
+             f"{where([c.place for c in over], asked, self.game_rules)}"
              if over else f"none: every answer came within {limit:g} s (worst {worst:.2f} s)"),
             warning=bool(over), expected=f"the answer printed within {limit:g} s", seconds=round(worst, 3),
             slowest=_slowest(over)))
@@ -476,7 +484,7 @@ class Validator:
         if "elo" in summary:
             low, high = summary["elo_interval"]
             scale = ", ".join(f"{name} = 0" if not elo else f"{name} ~ {elo:+.0f}"
-                              for name, elo in self.game.reference_elo.items())
+                              for name, elo in self.game_rules.reference_elo.items())
             parts.append(f"performance {summary['elo']:+.0f} Elo [{low:+.0f}, {high:+.0f}] over "
                          f"{len(summary['games'])} games ({scale})")
         category.summary = "; ".join(parts) or (
@@ -530,32 +538,32 @@ class Validator:
 
     def _games(self, category: Category, summary: dict[str, Any]) -> None:
         assert self.engine is not None
-        size = self.game.default_size if self.game.default_size in self.sizes else self.sizes[0]
+        size = self.game_rules.default_size if self.game_rules.default_size in self.sizes else self.sizes[0]
         opponents = ["random", "greedy"] if self.settings.quick else ["random", "greedy", "alphabeta"]
         max_plies = self.suites.game_plies(size, self.settings.quick)
         student = EngineSpec("student", self.engine.command, self.engine.program, self.engine.extra_args)
         results: list[tuple[float, float]] = []
         games: list[dict[str, Any]] = []
         summary.update(size=size, max_plies=max_plies, games=games, opponents={})
-        n = self.game.legacy_n(size)
+        n = self.game_rules.legacy_n(size)
         if n is not None:
             summary["n"] = n
-        game_settings = GameSettings.model_validate({**self.settings.play.model_dump(), "max_plies": max_plies})
+        game_settings = self.settings.play.model_copy(update={"max_plies": max_plies})
 
         def play(task: tuple[str, int]) -> tuple[GameRecord, dict[str, Any] | None, bool]:
-            name, game = task
+            name, index = task
             opponent = builtin_engine(name)
-            x, o = (student, opponent) if game % 2 == 0 else (opponent, student)
-            self.progress(f"strength: game {game + 1}/{self.settings.games} against {name}")
+            x, o = (student, opponent) if index % 2 == 0 else (opponent, student)
+            self.progress(f"strength: game {index + 1}/{self.settings.games} against {name}")
             record = play_game(x, o, game_settings, size, limits=self.limits)
             adjudication = self._adjudicate(record) if record.termination is Termination.MAX_PLIES else None
             return record, adjudication, x is student
 
-        tasks = [(name, game) for name in opponents for game in range(self.settings.games)]
+        tasks = [(name, index) for name in opponents for index in range(self.settings.games)]
         for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
             score = score_for_x(adjudication["result"] if adjudication else record.result)
             mine = score if as_x else 1 - score
-            results.append((self.game.reference_elo[name], mine))
+            results.append((self.game_rules.reference_elo[name], mine))
             games.append({
                 "opponent": name, "student_plays": "x" if as_x else "o", "score": mine,
                 "result": record.result, "termination": record.termination, "reason": record.reason,
@@ -579,9 +587,10 @@ class Validator:
         (A Connect Four game is never stopped: its cap is the number of cells.)"""
         last = record.moves[-1]
         to_move = "o" if last.player == "x" else "x"
-        position = self.game.position(record.size, to_move, last.board or "", self.settings.play.options)
+        position = self.game_rules.position(record.size, to_move, last.board or "", self.settings.play.options)
         judge = builtin_engine("alphabeta", {"depth": 12})
-        result = ask(judge.command, position, 1, self.limits, judge.extra_args + ("--info",))
+        result = ask(judge.command, position, Clock(1, self.settings.play.grace), self.limits,
+                     judge.extra_args + ("--info",))
         scores = [int(line.split(" score ")[1].split()[0]) for line in result.stderr_tail.splitlines()
                   if line.startswith("info depth ") and " score " in line and "(partial)" not in line]
         if not scores:
@@ -757,7 +766,7 @@ def _size_key(size: str) -> tuple[int, ...]:
     return tuple(int(number) for number in re.findall(r"\d+", size)) or (0,)
 
 
-def where(failed: list[Place], asked: list[Place], game: Game, sizes: bool = True) -> str:
+def where(failed: list[Place], asked: list[Place], rules: Game, sizes: bool = True) -> str:
     """Where ``failed`` were among ``asked``, in words: the sizes (and those where none failed),
     the colours and the kinds of position, each with its count: ``at n = 8 (4 of 8), n = 12 (2 of 2);
     none at n = 3, n = 5; as x (3 of 10) and o (3 of 10); in midgame (2 of 4) positions``."""
@@ -767,9 +776,9 @@ def where(failed: list[Place], asked: list[Place], game: Game, sizes: bool = Tru
         hit = Counter(place.size for place in failed if place.size)
         if hit:
             clean = sorted((size for size in total if size not in hit), key=_size_key)
-            parts.append("at " + ", ".join(f"{game.size_phrase(size)} ({hit[size]} of {total[size]})"
+            parts.append("at " + ", ".join(f"{rules.size_phrase(size)} ({hit[size]} of {total[size]})"
                                            for size in sorted(hit, key=_size_key))
-                         + (f"; none at {', '.join(game.size_phrase(size) for size in clean)}" if clean else ""))
+                         + (f"; none at {', '.join(rules.size_phrase(size) for size in clean)}" if clean else ""))
     total = Counter(place.player for place in asked if place.player)
     hit = Counter(place.player for place in failed if place.player)
     if hit:
@@ -786,7 +795,7 @@ def where(failed: list[Place], asked: list[Place], game: Game, sizes: bool = Tru
     return "; ".join(parts)
 
 
-def size_bound(failed: list[Place], asked: list[Place], game: Game) -> str:
+def size_bound(failed: list[Place], asked: list[Place], rules: Game) -> str:
     """When every position of some sizes failed and none of the others did, the fix that says so
     (a program written for one size); else empty."""
     total = Counter(place.size for place in asked if place.size)
@@ -794,8 +803,8 @@ def size_bound(failed: list[Place], asked: list[Place], game: Game) -> str:
     if not hit or len(hit) == len(total) or any(hit[size] < total[size] for size in hit):
         return ""
     good = sorted((size for size in total if size not in hit), key=_size_key)
-    return (f"it fails every position at {', '.join(game.size_phrase(size) for size in sorted(hit, key=_size_key))} "
-            f"and none at {', '.join(game.size_phrase(size) for size in good)}: take the board's size from the "
+    return (f"it fails every position at {', '.join(rules.size_phrase(size) for size in sorted(hit, key=_size_key))} "
+            f"and none at {', '.join(rules.size_phrase(size) for size in good)}: take the board's size from the "
             "command line (its first argument), never assume one")
 
 
@@ -836,7 +845,7 @@ def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
     return ""
 
 
-def summary(category: Category, game: Game, fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
+def summary(category: Category, rules: Game, fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
             sizes: bool = True) -> str:
     """A category's one line: how many checks passed; for failures, where they were and the fix."""
     judged = [check for check in category.checks if check.judged]
@@ -850,15 +859,15 @@ def summary(category: Category, game: Game, fixes: dict[str, str], answer_form: 
     text = f"{len(failed)} of {len(judged)} checks failed" + (f" ({unjudged} not judged)" if unjudged else "")
     failed_places = [Place(c.size, c.player, c.kind) for c in failed]
     judged_places = [Place(c.size, c.player, c.kind) for c in judged]
-    places = where(failed_places, judged_places, game, sizes)
-    fix = (sizes and size_bound(failed_places, judged_places, game)) or fix_for(failed, fixes, answer_form)
+    places = where(failed_places, judged_places, rules, sizes)
+    fix = (sizes and size_bound(failed_places, judged_places, rules)) or fix_for(failed, fixes, answer_form)
     return text + (f": {places}" if places else "") + (f". Fix: {fix}" if fix else "")
 
 
 def validate(
     program: str,
     engine: EngineSpec | None,
-    settings: Settings,
+    settings: ValidationSettings,
     start_problem: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> ValidationReport:
@@ -904,7 +913,7 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
                       if check.judged and not check.passed), None)
         if first is not None:
             verdict += f" (first failure: {first.id}: {first.detail})"
-    return ValidationReport(program, verdict, passed, ordered, strength, validator.game.name)
+    return ValidationReport(program, verdict, passed, ordered, strength, validator.game_rules.name)
 
 
 def _passed_count(category: Category) -> str:
