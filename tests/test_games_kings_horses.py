@@ -186,7 +186,10 @@ def test_random_games_agree_with_the_plain_reference_move_by_move_to_their_end()
         side, black, white = plain_random_position(rng, rng.choice([5, 8, 12, 20]))
         position = as_position(side, black, white)
         total = sum(r + c for r, c in (*black, *white))
+        rows, cols = position.reach()
         while True:
+            # Every knight of every position of the game stays inside the start's reach.
+            assert all(r <= rows and c <= cols for r, c in (*black, *white)), (position.reach(), black, white)
             expected = check_against_plain(position, side, black, white)
             if not expected:
                 break
@@ -204,6 +207,14 @@ def test_random_games_agree_with_the_plain_reference_move_by_move_to_their_end()
         for _ in range(len(position._history)):  # unmake every move: back to the start
             position.pop()
     assert ended == 200 and plies > 2000
+
+
+def test_the_reach_of_a_knight_is_where_it_can_get_going_down_or_right() -> None:
+    # (8, 8) gets to row 11 going down, (9, 6), (10, 4), (11, 2), and to column 11 going right,
+    # (6, 9), (4, 10), (2, 11); the other knights reach less far.
+    assert Position.from_words("BLACK 8 8 1 1 2 1 1 2".split()).reach() == (11, 11)
+    assert Position.from_words("WHITE 1 1 2 1 1 2 3 1".split()).reach() == (4, 4)  # never smaller than 4 x 4
+    assert Position.from_words("WHITE 1 9 2 1 1 2 3 1".split()).reach() == (5, 9)  # (1, 9) goes down to row 5
 
 
 def test_random_starts_are_valid_seeded_and_never_over() -> None:

@@ -353,10 +353,10 @@ class KingsHorses(Game):
         return render(position, last_move)
 
     def columns(self, position: Any) -> int:
-        return int(position.extent()[1])
+        return int(position.reach()[1])
 
     def picture(self, position: Any, start: Any) -> str:
-        return str(position.grid(*start.extent()))
+        return str(position.grid(*start.reach()))  # knights move down and right too: the game's whole reach
 
     def move_column(self, move: int) -> int:
         return 0
