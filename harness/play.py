@@ -150,13 +150,9 @@ def _human_move(session: Session, ask_line: Callable[[str], str], say: Callable[
         if move is None or move not in legal:
             why = "not a move" if move is None else position.illegal_reason(move) or "not legal here"
             say(f"{text!r} is {why if move is None else 'illegal: ' + why}; the legal moves are "
-                f"{' '.join(str(m) for m in legal)} ({_notation(rules.name)}; ? explains each)")
+                f"{' '.join(str(m) for m in legal)} ({rules.notation}; ? explains each)")
             continue
         return move, time.monotonic() - started
-
-
-def _notation(game: str) -> str:
-    return "c drops into column c, -c rotates column c" if game == "betsy" else "a column drops a disc into it"
 
 
 def legal_moves_text(session: Session) -> str:

@@ -77,6 +77,8 @@ class Game:
     """Whether a game can be drawn; a game without draws also ignores the ply limit (it always ends)."""
     win_phrase = "completes a line"
     """How a move wins, after ``{player} ({engine}) {move}``: ``and completes a line``."""
+    notation = ""
+    """How a move is typed, in one phrase (``arena play``'s hint after a move it refuses)."""
 
     # --- sizes and positions -------------------------------------------------------------------
 
@@ -204,6 +206,7 @@ class Betsy(Game):
     size_help = "n columns and n + 3 rows, n from 1 to 16"
     example_sizes = ("3", "5", "8")
     draws_by_repetition = True
+    notation = "c drops into column c, -c rotates column c"
 
     def parse_size(self, text: str | int) -> str:
         from harness.games.betsy import parse_n
@@ -254,6 +257,7 @@ class ConnectFour(Game):
     default_size = "8x8"
     size_help = "W columns x H rows, each from 4 to 12 (8x8, 7x6, ...)"
     example_sizes = ("7x6", "8x8")
+    notation = "a column drops a disc into it"
 
     def parse_size(self, text: str | int) -> str:
         from harness.games.connect4 import parse_size, size_text
@@ -293,6 +297,7 @@ class KingsHorses(Game):
     example_sizes = ("8", "15", "30")
     has_draws = False
     win_phrase = "leaves the opponent no move"
+    notation = "1 to 4 move your first knight, 5 to 8 your second"
 
     def parse_size(self, text: str | int) -> str:
         from harness.games.kings_horses import parse_size
