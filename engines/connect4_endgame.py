@@ -33,8 +33,17 @@ class _OutOfTime(Exception):
     """Raised by the interval timer inside the solver."""
 
 
+_ARMED = False
+"""Whether the solver is running under the timer (the alarm raises only then)."""
+_AGAIN = 0.01
+"""Seconds after which the alarm fires again while the solver still runs: an exception raised where
+Python cannot pass it on (a weakref callback, a __del__) is printed and lost, and the solver runs on."""
+
+
 def _alarm(_signum: int, _frame: object) -> None:
-    raise _OutOfTime
+    if _ARMED:
+        signal.setitimer(signal.ITIMER_REAL, _AGAIN)
+        raise _OutOfTime
 
 
 def can_interrupt() -> bool:
@@ -76,20 +85,20 @@ def solve_moves(position: Position, order: list[Move], deadline: float,
         return scores
     if solver is None:
         solver = Solver(width, height)
+    global _ARMED
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
-        # A one-shot timer: once it has fired it cannot fire again, so the outer handler is safe.
+        _ARMED = True
         signal.setitimer(signal.ITIMER_REAL, budget)
-        try:
-            for move, state in children:
-                score = scores[move] = -solver.solve(state)
-                if score > 0 and stop_at_win:
-                    break
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+        for move, state in children:
+            score = scores[move] = -solver.solve(state)
+            if score > 0 and stop_at_win:
+                break
     except _OutOfTime:
         pass
     finally:
+        _ARMED = False  # first: an alarm still due now does nothing
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     return scores
 

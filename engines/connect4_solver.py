@@ -141,6 +141,9 @@ class Solver:
         self._board = self._bottom * ((1 << height) - 1)
         self._negamax, self._node_count = self._build()
         self._nodes_before = 0
+        self.bounds = (0, 0)
+        """The score's bounds during a search: each null-window search narrows them to the score
+        (for progress shown while a long search runs)."""
 
     @property
     def nodes(self) -> int:
@@ -153,7 +156,10 @@ class Solver:
         self._nodes_before = self._node_count()
 
     def solve(self, state: State) -> int:
-        """The exact score of ``state`` for the side to move."""
+        """The exact score of ``state`` for the side to move.
+
+        A search stopped by an exception (a signal handler's timeout) leaves in the table only
+        bounds proven before it, so the solver stays usable for the next position."""
         if state.width != self.width or state.height != self.height:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
         size = self.width * self.height
@@ -165,6 +171,7 @@ class Solver:
         negamax = self._negamax
         # Null-window searches narrow [low, high]; probing nearer 0 first finds draws and slow wins sooner.
         while low < high:
+            self.bounds = (low, high)
             mid = low + (high - low) // 2
             if mid <= 0 and int(low / 2) < mid:
                 mid = int(low / 2)
@@ -367,22 +374,29 @@ def solve(state: State) -> int:
     return Solver(state.width, state.height).solve(state)
 
 
+def parse_line(line: str, number: int, width: int = 7, height: int = 6) -> tuple[str, State] | None:
+    """A ``POSITION [SCORE]`` line of Pons's files as (its position's text, its state); None for a
+    blank line. PositionError names the line and the problem, never the line's text (the file may
+    not be a file of positions)."""
+    fields = line.split()
+    if not fields:
+        return None
+    if len(fields) > 2:
+        raise PositionError(f"line {number}: expected 'POSITION [SCORE]', got {len(fields)} words")
+    bad = next((index for index, char in enumerate(fields[0]) if not "0" <= char <= "9"), None)
+    if bad is not None:
+        raise PositionError(f"line {number}: character {bad + 1} of the position is not a column digit "
+                            f"(moves are column digits 1..{min(width, 9)})")
+    try:
+        return fields[0], parse_moves(fields[0], width, height)
+    except PositionError as error:
+        raise PositionError(f"line {number}: {error}") from None
+
+
 def solve_lines(lines: Iterable[str], width: int = 7, height: int = 6) -> Iterator[str]:
     """Solve ``POSITION [SCORE]`` lines, yielding ``POSITION SCORE`` as in Pons's files."""
     solver = Solver(width, height)
     for number, line in enumerate(lines, 1):
-        fields = line.split()
-        if not fields:
-            continue
-        # A problem is said without the line's text: the file may not be a file of positions.
-        if len(fields) > 2:
-            raise PositionError(f"line {number}: expected 'POSITION [SCORE]', got {len(fields)} words")
-        bad = next((index for index, char in enumerate(fields[0]) if not "0" <= char <= "9"), None)
-        if bad is not None:
-            raise PositionError(f"line {number}: character {bad + 1} of the position is not a column digit "
-                                f"(moves are column digits 1..{min(width, 9)})")
-        try:
-            state = parse_moves(fields[0], width, height)
-        except PositionError as error:
-            raise PositionError(f"line {number}: {error}") from None
-        yield f"{fields[0]} {solver.solve(state)}"
+        parsed = parse_line(line, number, width, height)
+        if parsed is not None:
+            yield f"{parsed[0]} {solver.solve(parsed[1])}"

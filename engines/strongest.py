@@ -19,7 +19,12 @@ from engines import mcts_alphabeta as strongest
 from engines.protocol import Request, run
 from harness.games.betsy import Move
 
-ENGINE = "mcts-alphabeta"
+STRONGEST = {"betsy": "mcts-alphabeta", "connect4": "mcts-alphabeta", "kings-horses": "bestmove"}
+"""The strongest built-in engine of each game (``arena play``'s default opponent): measured for Betsy
+and Connect Four (docs/measurements.md; the two searches are level in Connect Four, and this one is
+the one ``betsy`` runs for both), exact by proof for All The King's Horses (the solver)."""
+
+ENGINE = STRONGEST["betsy"]
 
 
 def _choose(request: Request) -> Move:

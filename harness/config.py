@@ -21,11 +21,13 @@ import pydantic
 import yaml
 
 from harness.cluster import ClusterAddress, parse_cluster
-from harness.engines import BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine
+from harness.engines import (
+    BUILTIN_OPTIONS, BUILTINS, EngineSpec, builtin_engine, builtin_names, command_engine, game_problem,
+)
 from harness.errors import ConfigError, EngineError
 from harness.games.betsy import MAX_N
 from harness.games.errors import PositionError
-from harness.games.registry import Game, get_game
+from harness.games.registry import GAMES, Game, get_game
 from harness.programs import layout_problems
 from harness.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.settings import MAX_PLIES, GameSettings
@@ -401,7 +403,9 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
                     parsed.append(_Engine.model_validate(entry))
                 except pydantic.ValidationError:
                     parsed.append(None)
-            problems += _engine_specs(parsed, file.resolve().parent)[1]
+            game = raw.get("game", "betsy")
+            known = game if isinstance(game, str) and game in GAMES else None
+            problems += _engine_specs(parsed, file.resolve().parent, known)[1]
         raise _fail(file, problems) from None
     return _resolve(model, file, concurrency)
 
@@ -412,8 +416,10 @@ def _name_problems(name: str) -> list[str]:
     return [f"name: expected letters, digits, '_', '.' or '-' (it names the results file), got {name!r}"]
 
 
-def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[EngineSpec], list[str]]:
-    """Engine specs for the entries that parsed (None: already reported), and their problems."""
+def _engine_specs(entries: list[_Engine | None], base: Path, game: str | None = None,
+                  ) -> tuple[list[EngineSpec], list[str]]:
+    """Engine specs for the entries that parsed (None: already reported), and their problems (a
+    built-in that does not play ``game`` among them)."""
     problems: list[str] = []
     specs: list[EngineSpec] = []
     seen: dict[str, int] = {}
@@ -444,7 +450,12 @@ def _engine_specs(entries: list[_Engine | None], base: Path) -> tuple[list[Engin
                 if option_problems:
                     problems += option_problems
                     continue
-                specs.append(builtin_engine(entry.builtin, entry.options, entry.name))
+                spec = builtin_engine(entry.builtin, entry.options, entry.name)
+                problem = game_problem(spec, game) if game is not None else None
+                if problem is not None:
+                    problems.append(f"{key}.builtin: {problem}")
+                    continue
+                specs.append(spec)
             else:
                 if entry.options:
                     problems.append(f"{key}.options: options are for built-in engines; put them in the command")
@@ -485,7 +496,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
     game = model.rules
     sizes, size_problems = _sizes(model, game)
     problems += size_problems
-    specs, engine_problems = _engine_specs(list(model.engines), base)
+    specs, engine_problems = _engine_specs(list(model.engines), base, game.name)
     problems += engine_problems
     if not engine_problems:  # every entry gave a spec: their indexes are the entries'
         problems += [f"engines[{index}].command: {problem}" for index, problem in layout_problems(specs)]

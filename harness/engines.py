@@ -36,6 +36,18 @@ BUILTIN_OPTIONS: dict[str, dict[str, type]] = {
 engines/protocol.py parses for it, listed here so configs are checked without importing the engines
 (tests/test_engine_specs.py runs each engine with every option listed)."""
 
+BUILTIN_GAMES: dict[str, tuple[str, ...]] = {
+    "random": ("betsy", "connect4", "kings-horses"),
+    "greedy": ("betsy", "connect4", "kings-horses"),
+    "alphabeta": ("betsy", "connect4"),
+    "mcts-alphabeta": ("betsy", "connect4"),
+    "homework": ("connect4",),
+    "bestmove": ("kings-horses",),
+}
+"""The games each built-in plays: any other game's position it refuses (exit 2), which would forfeit
+every game, so a mismatch is refused before a game starts (tests/test_engine_specs.py runs each
+engine on every game). A command engine is assumed to play any game."""
+
 _PYTHONS = ("python", "python3")
 
 
@@ -61,6 +73,35 @@ class EngineSpec:
 
 def builtin_names() -> list[str]:
     return sorted(BUILTINS)
+
+
+def engines_playing(game: str) -> list[str]:
+    """The built-in engines that play ``game``, by name."""
+    return [name for name in builtin_names() if game in BUILTIN_GAMES[name]]
+
+
+def game_problem(engine: EngineSpec, game: str) -> str | None:
+    """Why ``engine`` cannot play ``game`` (a built-in made for other games), naming the built-ins
+    that do; None when it can (a command engine is assumed to play any game)."""
+    if engine.builtin is None or game in BUILTIN_GAMES[engine.builtin]:
+        return None
+    from harness.games.registry import GAMES
+
+    def title(name: str) -> str:
+        return GAMES[name].title if name in GAMES else name
+
+    plays = " and ".join(title(name) for name in BUILTIN_GAMES[engine.builtin])
+    named = engine.builtin if engine.name == engine.builtin else f"{engine.name!r} (built-in {engine.builtin})"
+    return (f"{named} does not play {title(game)}, only {plays}; the built-in engines that play {title(game)} "
+            f"are {', '.join(engines_playing(game))} (or give a command)")
+
+
+def check_games(engines: list[EngineSpec], game: str) -> None:
+    """Refuse, before any game, an engine that does not play ``game`` (EngineError, one line)."""
+    for engine in engines:
+        problem = game_problem(engine, game)
+        if problem is not None:
+            raise EngineError(problem)
 
 
 def builtin_engine(

@@ -25,3 +25,8 @@ class StoreError(HarnessError):
 
 class LayoutError(EngineError):
     """Engine programs laid out so that one could read what it should not, or given as a link."""
+
+
+class OutputError(UsageError):
+    """An output (file, folder or results database) that cannot be written: refused before the
+    work, or, found at the end, said with where the result went instead (harness.outputs)."""

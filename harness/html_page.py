@@ -123,13 +123,15 @@ class Step:
     caption: str = ""
 
 
-def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board") -> str:
+def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board", row_numbers: bool = False) -> str:
     """A board (row-major from the top, ``x``/``o``/``.``) as SVG: a circle per cell in board
-    order, column numbers below, and a highlight of the last move's column that the replay
-    script moves. ``shaded_rows``: the top rows shaded (Betsy's, where lines count)."""
+    order, column numbers below (and row numbers on the left with ``row_numbers``), and a highlight
+    of the last move's column that the replay script moves. ``shaded_rows``: the top rows shaded
+    (Betsy's, where lines count). It shrinks to fit a narrow page (harness/static/arena.css)."""
     rows = len(board) // columns if columns else 0
-    left, top = 6, 6
-    width, height = left * 2 + columns * PITCH, top + rows * PITCH + 34
+    gutter = 8 + 7 * len(str(rows)) if row_numbers else 0
+    left, top = 6 + gutter, 6
+    width, height = left + 6 + columns * PITCH, top + rows * PITCH + 34
     parts = [f'<svg class="board" role="img" aria-label="{esc(label)}" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" data-pitch="{PITCH}" data-left="{left}" '
              f'xmlns="http://www.w3.org/2000/svg">',
@@ -148,16 +150,19 @@ def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "boar
     numbers_y = top + rows * PITCH + 14
     parts += [f'<text class="colno" x="{left + column * PITCH + PITCH // 2}" y="{numbers_y}">{column + 1}</text>'
               for column in range(columns)]
+    if row_numbers:
+        parts += [f'<text class="rowno" x="{left - 6}" y="{top + row * PITCH + PITCH // 2 + 4}">{row + 1}</text>'
+                  for row in range(rows)]
     parts.append(f'<text class="rotation" x="{left}" y="{numbers_y + 16}" visibility="hidden">&#x21bb; rotated</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def replay_html(element_id: str, steps: list[Step], columns: int, shaded_rows: int = 0, start: int = 0,
-                moves_table: str = "") -> str:
-    """A replay: the board (drawn at step ``start``; -1 for the last), step buttons, a slider and
-    the caption of the step shown; ``moves_table`` (rows with ``data-step`` and ``data-replay``)
-    beside it. The script (replay.js) does the stepping."""
+                moves_table: str = "", row_numbers: bool = False) -> str:
+    """A replay: the board (drawn at step ``start``; -1 for the last; its rows numbered with
+    ``row_numbers``), step buttons, a slider and the caption of the step shown; ``moves_table``
+    (rows with ``data-step`` and ``data-replay``) beside it. The script (replay.js) does the stepping."""
     last = len(steps) - 1
     index = last if start < 0 else min(start, last)
     shown = steps[index]
@@ -172,7 +177,7 @@ def replay_html(element_id: str, steps: list[Step], columns: int, shaded_rows: i
         f'<input class="scrub" type="range" min="0" max="{last}" value="{index}" aria-label="ply">'
         "</div>"
     )
-    board = board_svg(shown.board, columns, shaded_rows, "the board at the step shown")
+    board = board_svg(shown.board, columns, shaded_rows, "the board at the step shown", row_numbers)
     panel = f'<div class="moves-panel">{moves_table}</div>' if moves_table else ""
     return (
         f'<div class="replay" id="{esc(element_id)}" tabindex="0" data-start="{start}">'

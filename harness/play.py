@@ -9,6 +9,8 @@ takes back the last pair of moves, ``q`` quits. A finished game is stored like a
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.engines import EngineSpec
+from harness.errors import HarnessError, OutputError
 from harness.games.errors import PositionError
 from harness.games.registry import PLAYERS, move_list
 from harness.match import GameRecord, MoveRecord, Termination, finish, game_end
+from harness.outputs import fallback_path
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
 from harness.settings import GameSettings
@@ -86,7 +90,7 @@ def play(settings: GameSettings, size: str, engine: EngineSpec, human: str, limi
             _apply(session, call.move, call.seconds, engine.name, call.warnings)
         say(_board(session, record.moves[-1].move, colour))
     say(_verdict(session))
-    store_game(db, session)
+    keep_game(db, session)
     return record
 
 
@@ -189,17 +193,55 @@ def _verdict(session: Session) -> str:
     return f"{session.engine.name} wins. ({reason})"
 
 
-def store_game(db: Path, session: Session) -> int | None:
-    """Store a finished game in the tournament ``play`` of ``db`` (one per game, engine and settings)."""
+@dataclass(frozen=True)
+class _Stored:
+    """A finished game as arena play stores it: its tournament ``play`` and the game's key."""
+
+    config: dict[str, Any]
+    engines: list[dict[str, Any]]
+    key: str
+    finished_at: str
+
+
+def _stored(session: Session) -> _Stored:
     record = session.record
-    settings = session.settings
-    config = {"kind": "play", **settings.model_dump(), "size": record.size}
+    config = {"kind": "play", **session.settings.model_dump(), "size": record.size}
     engine = session.engine
     engines = [{"name": HUMAN, "command": "(a person at the terminal)", "program": None, "sha256": None},
                {"name": engine.name, "command": engine.display_command, "program": engine.program,
                 "sha256": file_sha256(engine.program)}]
     stamp = datetime.now(timezone.utc)
+    return _Stored(config, engines, f"play:{stamp.strftime('%Y%m%dT%H%M%S.%f')}", stamp.isoformat(timespec="seconds"))
+
+
+def store_game(db: Path, session: Session, stored: _Stored | None = None) -> int | None:
+    """Store a finished game in the tournament ``play`` of ``db`` (one per game, engine and settings)."""
+    stored = stored or _stored(session)
     with Store(db, role="arena play") as store:
-        tournament = store.ensure_tournament("play", config, engines)
-        key = f"play:{stamp.strftime('%Y%m%dT%H%M%S.%f')}"
-        return store.save_record(tournament, key, key, 1, record, stamp.isoformat(timespec="seconds"))
+        tournament = store.ensure_tournament("play", stored.config, stored.engines)
+        return store.save_record(tournament, stored.key, stored.key, 1, session.record, stored.finished_at)
+
+
+def keep_game(db: Path, session: Session) -> None:
+    """Store the finished game in ``db``; when that fails (a database another process is writing, a
+    folder gone, a full disk), save it as a line of ``arena export`` in the current or the temporary
+    folder and raise OutputError naming the file and how to add it: a played game is never lost."""
+    stored = _stored(session)
+    try:
+        store_game(db, session, stored)
+        return
+    except (HarnessError, sqlite3.Error, OSError) as error:
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    line = {**session.record.to_json(), "game_id": 1, "key": stored.key, "pair_key": stored.key, "round": 1,
+            "finished_at": stored.finished_at,
+            "tournament": {"name": "play", "created_at": stored.finished_at, "config": stored.config,
+                           "engines": stored.engines}}
+    for place in fallback_path("arena-play.jsonl"):
+        try:
+            with open(place, "x", encoding="utf-8") as file:
+                file.write(json.dumps(line) + "\n")
+        except OSError:
+            continue
+        raise OutputError(f"cannot store the game in {db} ({why}); it is saved in {place}: "
+                          f"'arena import {db} {place}' adds it to the database")
+    raise OutputError(f"cannot store the game in {db} ({why}), nor save it in the current or the temporary folder")

@@ -802,6 +802,13 @@ class Suites:
     """Whether the game has a supply of pebbles (Betsy's last-pebble checks)."""
     has_exact_tables = False
     """Whether solved tables judge moves for strength (Betsy n = 3)."""
+    fixes: dict[str, str] = {
+        "win-in-one": "before anything else, look for a move that completes a line at once, and play it",
+        "block": "when the opponent could complete a line with its next move, play a move that stops it",
+        "win-in-three": "search 3 plies ahead (your move, each reply, your move) for a win that cannot be stopped",
+    }
+    """The one change that fixes a failure, by kind of position (a case id without size, colour and
+    number), or by ``kind/verdict``; the validator's summaries name it."""
 
     def protocol_position(self) -> GamePosition:
         """The first position asked: a well-known one, answered by any working program."""
@@ -835,6 +842,17 @@ class BetsySuites(Suites):
     has_last_pebble = True
     has_exact_tables = True
     example_move = 2  # the seed's own answer
+    fixes = {
+        **Suites.fixes,
+        "no-pebbles-in-hand/illegal-move": "with no pebble in hand only rotations are legal: a side has n(n+3)/2 "
+                                           "pebbles, less those of its colour on the board",
+        "no-pebbles-in-hand/board-mismatch": "rotate the right way: -c takes the bottom pebble out of column c and "
+                                             "puts it back on top, the others moving down one",
+        "full-columns/illegal-move": "never drop into a full column (n + 3 pebbles): rotate it, or drop elsewhere",
+        "empty-columns/board-mismatch": "a pebble dropped into an empty column lands in the bottom row",
+        "last-pebble": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
+                       "once or stops a line",
+    }
 
     def protocol_position(self) -> Position:
         return Position.from_text("3", "o", SEED_BOARD)
@@ -908,6 +926,11 @@ FULL_COLUMN = "a disc into a column with room; never into a full column"
 class ConnectFourSuites(Suites):
     answer_form = "COLUMN NEWBOARD"
     example_move = 4
+    fixes = {
+        **Suites.fixes,
+        **{f"{kind}/illegal-move": "never drop into a full column: one whose top cell holds a disc"
+           for kind in ("full-column", "full-columns", "near-full")},
+    }
 
     def protocol_position(self) -> connect4.Position:
         position = connect4.initial_position(7, 6)

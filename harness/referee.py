@@ -2,8 +2,8 @@
 
 The referee is the only authority on rules and time. For each call it:
 - spawns the argv (never a shell) in a new session and process group, stdin from /dev/null, in a
-  scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, no core files,
-  CPU seconds as a backstop);
+  scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, file size, no
+  core files, CPU seconds as a backstop) set by ``prlimit`` before the program runs;
 - reads stdout and stderr incrementally with a cap, until the program exits or the deadline
   (time limit + grace, on a monotonic clock from spawn) passes;
 - then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
@@ -13,6 +13,7 @@ The referee is the only authority on rules and time. For each call it:
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 import resource
@@ -137,22 +138,63 @@ def _ensure_subreaper() -> None:
         _SUBREAPER_PID = os.getpid()
 
 
-def _limit_resources(pid: int, limits: Limits, cpu_seconds: int) -> None:
-    """Apply the rlimits to the just-started engine (children it forks inherit them).
+@functools.cache
+def _prlimit_tool() -> str | None:
+    """util-linux ``prlimit``, which sets limits on itself and then runs a program (None if missing)."""
+    return shutil.which("prlimit")
 
-    prlimit from the parent rather than a preexec_fn: a preexec_fn forces fork() instead of vfork(),
-    which costs milliseconds per call in a large parent process. The limits are backstops, not the
-    clock, and they land as soon as the parent runs again after the start: usually within
-    microseconds, but on a loaded machine the engine may run for some milliseconds first (a test
-    program that allocated at once got 800 MiB under a 512 MiB address-space limit). The sandbox
-    applies them before the engine's program starts (``sandbox._prlimit``).
-    """
+
+_NAMES = {resource.RLIMIT_CORE: "core", resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize",
+          resource.RLIMIT_AS: "as"}
+_AT_ONCE = (resource.RLIMIT_CORE, resource.RLIMIT_FSIZE, resource.RLIMIT_AS)
+"""The limits a program can break in its first instructions; CPU seconds take seconds to use up."""
+
+
+def _rlimits(limits: Limits, cpu_seconds: int) -> dict[int, tuple[int, int]]:
+    """The call's rlimits, (soft, hard) by resource, each within this process's hard limit (which no
+    unprivileged process can raise): no core files, CPU seconds, file size, address space."""
+    wanted = {resource.RLIMIT_CORE: (0, 0), resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1),
+              resource.RLIMIT_FSIZE: (limits.file_bytes, limits.file_bytes)}
+    if limits.address_space is not None:
+        wanted[resource.RLIMIT_AS] = (limits.address_space, limits.address_space)
+    for which, (soft, hard) in wanted.items():
+        ceiling = resource.getrlimit(which)[1]
+        if ceiling != resource.RLIM_INFINITY:
+            wanted[which] = (min(soft, ceiling), min(hard, ceiling))
+    return wanted
+
+
+def inherit_limits(limits: Limits) -> None:
+    """Make the limits of ``limits`` that a program can break at once (address space, file size, no
+    core files) this process's own, so that the engines it starts hold them from their first
+    instruction with no ``prlimit`` in front: one exec less per call. Only for a process that runs
+    games and nothing else (a tournament's pool worker without the sandbox): it cannot undo them."""
+    for which, value in _rlimits(limits, 1).items():
+        if which in _AT_ONCE:
+            resource.setrlimit(which, value)
+
+
+def _spawn_argv(argv: list[str], wanted: dict[int, tuple[int, int]]) -> tuple[list[str], list[int]]:
+    """How to start ``argv`` so that its rlimits hold from its first instruction (its children
+    inherit them), and which limits are left to set from outside just after the start.
+
+    Inherited when this process has them itself (``inherit_limits``); else through ``prlimit ... --``,
+    which sets them on itself and then runs the program in its place (as in the sandbox,
+    ``sandbox._prlimit``). Only CPU seconds, which take seconds to use up, are set after the start;
+    everything, where the tool is missing."""
+    if all(resource.getrlimit(which) == wanted[which] for which in _AT_ONCE if which in wanted):
+        return argv, [resource.RLIMIT_CPU]
+    tool = _prlimit_tool()
+    if tool is None:
+        return argv, list(wanted)
+    return [tool, *(f"--{_NAMES[which]}={soft}:{hard}" for which, (soft, hard) in wanted.items()), "--", *argv], []
+
+
+def _limit_resources(pid: int, wanted: dict[int, tuple[int, int]], which: Sequence[int]) -> None:
+    """Set the rlimits ``which`` of the just-started engine from outside."""
     try:
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
-        if limits.address_space is not None:
-            resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space, limits.address_space))
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+        for resource_id in which:
+            resource.prlimit(pid, resource_id, wanted[resource_id])
     except (ProcessLookupError, PermissionError, ValueError, AttributeError):
         pass  # already exited, or a platform without prlimit
 
@@ -163,8 +205,16 @@ _ACTIVE: set[int] = set()
 _ACTIVE_LOCK = threading.Lock()
 
 
-def kill_current_call() -> None:
-    """Kill every engine call in progress (for signal handlers of processes about to exit)."""
+_STOPPED = False
+"""Set by ``stop_calls``: this process is about to exit and starts no engine."""
+
+
+def stop_calls() -> None:
+    """Kill every engine call in progress, in any thread, and make every later call return at once
+    without starting its program: for a process about to exit (from a signal handler too, so it
+    takes no lock; a call that starts meanwhile sees the flag once its engine is in ``_ACTIVE``)."""
+    global _STOPPED
+    _STOPPED = True
     for pgid in list(_ACTIVE):
         _kill_group(pgid)
 
@@ -348,18 +398,29 @@ def run_call(
     cpu_seconds = math.ceil(seconds + limits.grace) + 1
     confined: sandbox.Call | None = None
     scratch: str | None = None
+    if _STOPPED:
+        return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                          "not started: the harness is stopping", tuple(argv))
+    wanted: dict[int, tuple[int, int]] = {}
+    after_start: list[int] = []
+    spawn = argv
+    if not limits.sandbox:
+        wanted = _rlimits(limits, cpu_seconds)
+        spawn, after_start = _spawn_argv(argv, wanted)
+    # Started behind another program (bwrap, prlimit), whose own start would hide one that cannot
+    # start: that is found first (started directly, Popen says so itself).
+    problem = _cannot_start(argv) if limits.sandbox or spawn is not argv else None
+    if problem is not None:
+        return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
+                          _start_failure(argv, problem), tuple(argv))
     if limits.sandbox:
-        problem = _cannot_start(argv)
-        if problem is not None:
-            return CallResult(Verdict.FAILED_TO_START, None, None, 0.0, None, False,
-                              _start_failure(argv, problem), tuple(argv))
         caps = sandbox.Caps(limits.file_bytes, limits.processes, limits.address_space)
         confined = sandbox.Call(argv, command_length, caps, cpu_seconds)
         # bwrap gets no variable of the harness: its init, PID 1 inside, keeps the environment
         # bwrap started with, and an engine of the same uid could read it in /proc/1/environ.
         spawn, cwd, env = confined.argv, "/", {"PATH": os.environ.get("PATH") or sandbox.SYSTEM_PATH}
     else:
-        spawn, env = argv, dict(os.environ)
+        env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()
     started = time.monotonic()
@@ -387,8 +448,10 @@ def run_call(
         )
     _ACTIVE.add(process.pid)
     _ACTIVE_LOCK.release()
-    if confined is None:
-        _limit_resources(process.pid, limits, cpu_seconds)
+    if _STOPPED:  # stop_calls ran after the check above and may have missed this engine
+        _kill_group(process.pid)
+    if after_start:
+        _limit_resources(process.pid, wanted, after_start)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
@@ -494,8 +557,9 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, dea
 
 
 def _cannot_start(argv: Sequence[str]) -> OSError | None:
-    """Why the program could not be started, found before starting the sandbox around it (inside,
-    the failure would look like an engine that printed nothing); None if it looks startable."""
+    """Why the program could not be started, found before starting prlimit or the sandbox in front
+    of it (there, the failure would look like an engine that printed nothing); None if it looks
+    startable."""
     if not argv:
         return FileNotFoundError(errno.ENOENT, "empty command")
     program = argv[0] if os.sep in argv[0] else shutil.which(argv[0])

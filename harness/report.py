@@ -76,15 +76,40 @@ class Report:
     """by_colour[(a, b)]["x"]: a's wins, draws and losses against b when a played x (moved first)."""
     order: list[str] = field(default_factory=list)
     """The engines in config order (a gauntlet's first engine plays all the others)."""
+    played: dict[str, list[str]] = field(default_factory=dict)
+    """The sizes its stored games were played at, per game (the header of a database whose config
+    is not a tournament's)."""
     conversion: dict[str, list[int]] = field(default_factory=dict)
     """All The King's Horses: per engine, [games it began as the mover in a won position, of them
     won, games it began as the mover in a lost position, of them won] (the exact solver's verdict on
     each start; starts it could not settle in time are left out)."""
 
     @property
+    def kind(self) -> str:
+        """What the database holds: ``tournament`` (from a config: arena tournament, sprt, merge, or
+        an import of such games), ``play`` (arena play's games) or ``games`` (imported games of any
+        other config)."""
+        from harness.fingerprints import is_tournament_config
+
+        if is_tournament_config(self.config):
+            return "tournament"
+        return "play" if self.config.get("kind") == "play" else "games"
+
+    @property
     def gauntlet(self) -> str | None:
         """The engine that plays every game of a gauntlet; None for a round-robin."""
         return self.order[0] if self.config.get("format") == "gauntlet" and self.order else None
+
+    @property
+    def colour_pairings(self) -> dict[tuple[str, str], dict[str, Standing]]:
+        """``by_colour`` with each pairing once, its first engine the earlier in config order (a
+        gauntlet's own engine): the other engine's results are the same games seen from its side."""
+        place = {name: index for index, name in enumerate(self.order)}
+
+        def key(name: str) -> tuple[int, str]:
+            return place.get(name, len(place)), name
+
+        return {(a, b): colours for (a, b), colours in self.by_colour.items() if key(a) < key(b)}
 
     def standing(self, a: str, b: str) -> Standing:
         """a's wins, draws and losses against b, both colours."""
@@ -149,8 +174,14 @@ def build_report(store: Store, tournament: int) -> Report:
         {key: by_colour[key] for key in sorted(by_colour, key=lambda pair: (names.index(pair[0]),
                                                                            names.index(pair[1])))},
         names,
+        {game: sorted({g.size for g in stored if g.game == game}, key=_size_order)
+         for game in dict.fromkeys(g.game for g in stored)},
         conversion(stored),
     )
+
+
+def _size_order(size: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in size.split("x") if part.isdigit())
 
 
 def _names(names: list[str]) -> str:
@@ -217,16 +248,55 @@ def _listed(value: object) -> str:
     return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
 
 
-def title_line(report: Report) -> str:
-    config = report.config
-    if "n" in config:  # Betsy
-        game, sizes = "", "n = " + _listed(config["n"])
-    elif config.get("game") == "kings-horses":
-        game, sizes = "kings-horses ", "starts in 1.." + _listed(config.get("size", [])).replace(", ", ", 1..")
+def _games_and_sizes(count: int, game: str, sizes: list[str]) -> str:
+    """``12 games, n = 3, 5``, ``1 connect4 game, 8x8``, ``4 kings-horses games, starts in 1..8``."""
+    listed = ", ".join(sizes)
+    if game == "betsy":
+        word, shown_sizes = "", "n = " + listed
+    elif game == "kings-horses":
+        word, shown_sizes = "kings-horses ", "starts in 1.." + listed.replace(", ", ", 1..")
     else:
-        game, sizes = f"{config.get('game', '')} ", _listed(config.get("size", []))
-    return (f"Tournament {report.name!r} (#{report.tournament}): {report.games} {game}games, {sizes}, "
-            f"{config_seconds(config):g} s per move, {config.get('format', '')}")
+        word, shown_sizes = f"{game} ", listed
+    return f"{count} {word}game{'' if count == 1 else 's'}" + (f", {shown_sizes}" if sizes else "")
+
+
+def heading(report: Report) -> str:
+    """The report's title: ``Tournament quick``, ``Games played at the terminal``, ``Games of x``."""
+    if report.kind == "tournament":
+        return f"Tournament {report.name}"
+    return "Games played at the terminal" if report.kind == "play" else f"Games of {report.name}"
+
+
+def title_line(report: Report) -> str:
+    """One line saying what the database holds, for each kind (Report.kind): a tournament's games,
+    sizes, clock and format from its config; arena play's game, size, clock and opponents; imported
+    games' games and sizes as stored."""
+    config = report.config
+    seconds = config_seconds(config)
+    clock = f", {seconds:g} s per move" if seconds else ""
+    if report.kind == "tournament":
+        game = str(config.get("game", "betsy"))
+        sizes = config.get("n" if "n" in config else "size", [])
+        listed = [str(size) for size in sizes] if isinstance(sizes, list) else [str(sizes)]
+        return (f"Tournament {report.name!r} (#{report.tournament}): "
+                f"{_games_and_sizes(report.games, game, listed)}{clock}, {config.get('format', 'round-robin')}")
+    games = f"{report.games} game{'' if report.games == 1 else 's'}"
+    where = "".join(f", {_played(game, sizes)}" for game, sizes in report.played.items())
+    if report.kind == "play":
+        opponents = [name for name in report.order if name != "human"]
+        return (f"Games played at the terminal ({report.name!r}, #{report.tournament}): {games}{where}{clock}, "
+                f"a person against {', '.join(opponents) or 'no engine'}")
+    return f"Games {report.name!r} (#{report.tournament}): {games}{where}{clock}"
+
+
+def _played(game: str, sizes: list[str]) -> str:
+    """The game and sizes of stored games: ``Betsy n = 5``, ``Connect Four 7x6, 8x8``."""
+    from harness.games.registry import GAMES
+
+    rules = GAMES.get(game)
+    if rules is None:  # a damaged database: the store names it when it reads the game
+        return f"{game} {', '.join(sizes)}"
+    return f"{rules.title} {', '.join(rules.size_phrase(size) for size in sizes)}"
 
 
 def _cell(report: Report, a: str, b: str) -> str:
@@ -326,8 +396,8 @@ def render_text(report: Report) -> str:
                 f"{a + ' vs ' + b:<{label}}{estimate.pairs:>5}  {counts:<22}{estimate.elo:>+6.0f}  "
                 f"{'[' + f'{low:+.0f}, {high:+.0f}' + ']':>16}  {estimate.los * 100:>5.1f}%"
             )
-    if report.by_colour:
-        label = max(len(f"{a} vs {b}") for a, b in report.by_colour) + 2
+    if report.colour_pairings:
+        label = max(len(f"{a} vs {b}") for a, b in report.colour_pairings) + 2
         lines += [
             "",
             "By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)"
@@ -335,7 +405,7 @@ def render_text(report: Report) -> str:
             "By colour (the first engine's points / games as x, BLACK, and as o, WHITE; W-D-L)",
             f"{'pairing':<{label}}{'as x':>8}  {'W-D-L':>10}  {'as o':>8}  {'W-D-L':>10}",
         ]
-        for (a, b), colours in report.by_colour.items():
+        for (a, b), colours in report.colour_pairings.items():
             cells = []
             for colour in ("x", "o"):
                 standing = colours[colour]
@@ -374,6 +444,8 @@ def to_json(report: Report) -> dict[str, Any]:
     return {
         "name": report.name,
         "tournament": report.tournament,
+        "kind": report.kind,
+        "title": title_line(report),
         "games": report.games,
         "engines": [
             {

@@ -7,6 +7,7 @@ verdicts and, for a forfeit, the program's last output. The folder works offline
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from harness.html_charts import box_plot, elo_chart, heat_colour, spark_bars, st
 from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html, write_assets
 from harness.match import GameRecord
 from harness.protocol import Verdict
-from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, title_line
+from harness.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, heading, title_line
 from harness.store import GameRow, Store
 
 MAX_FORFEITS_LISTED = 50
@@ -110,7 +111,8 @@ def game_page(row: GameRow, record: GameRecord, previous: int | None, following:
         f"move; tournament {esc(row.tournament_name)}, round {esc(row.round)}, key <code>{esc(row.key)}</code>; "
         f"finished {esc(row.finished_at)}</p>",
         f'<p class="result"><b>Result {esc(record.result)}</b>: {esc(record.reason)}</p>',
-        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay")),
+        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay"),
+                    rules.numbered_rows),
     ]
     fault = record.fault
     if fault is not None:
@@ -154,10 +156,10 @@ def _ratings(report: Report) -> list[str]:
         '<h2 id="ratings">Ratings</h2>',
         '<p class="muted">Bradley-Terry Elo, draws as half points, mean 0, with 95% intervals; LOS: the '
         "likelihood that an engine is stronger than the next one down.</p>",
-        '<table class="data" id="ratings-table"><thead><tr><th class="num">rank</th><th>engine</th>'
+        '<div class="scroll"><table class="data" id="ratings-table"><thead><tr><th class="num">rank</th><th>engine</th>'
         '<th class="num">games</th><th class="num">score</th><th class="num">W-D-L</th><th class="num">Elo</th>'
         '<th class="num">95% interval</th><th class="num">LOS &gt; next</th></tr></thead><tbody>'
-        + "".join(rows) + "</tbody></table>",
+        + "".join(rows) + "</tbody></table></div>",
         chart,
     ]
 
@@ -184,11 +186,13 @@ def _crosstable(report: Report) -> list[str]:
         return head + [
             f'<p class="muted">Gauntlet: {esc(first)}\'s points / games against each opponent (green: '
             f"{esc(first)} scored more, red: less).</p>",
-            '<table class="data heat" id="crosstable-table"><thead><tr><th>opponent</th>'
+            '<div class="scroll"><table class="data heat" id="crosstable-table"><thead><tr><th>opponent</th>'
             f'<th class="num">{esc(first)}\'s points</th><th class="num">W-D-L</th><th class="num">score</th></tr>'
-            "</thead><tbody>" + "".join(rows) + "</tbody></table>"]
+            "</thead><tbody>" + "".join(rows) + "</tbody></table></div>"]
     numbered = len(names) > 8
-    heads = "".join(f'<th class="num" title="{esc(name)}">{esc(rank) if numbered else esc(name)}</th>'
+    heads = "".join(f'<th class="num" title="{esc(name)}">{esc(rank)}</th>' if numbered else
+                    f'<th class="num" title="{esc(name)}"><span class="wide">{esc(name)}</span>'
+                    f'<span class="narrow">{esc(rank)}</span></th>'
                     for rank, name in enumerate(names, 1))
     rows = []
     for rank, a in enumerate(names, 1):
@@ -202,9 +206,15 @@ def _crosstable(report: Report) -> list[str]:
         rows.append(f'<tr><th class="num">{esc(rank)}</th><th>{esc(a)}</th>{"".join(cells)}</tr>')
     return head + [
         "<p class=\"muted\">The row engine's points / games against the column engine (green: the row "
-        f"engine scored more, red: less){'; columns by rank' if numbered else ''}.</p>",
+        f"engine scored more, red: less){'; columns by rank' if numbered else '; on a narrow screen, columns by rank'}."
+        "</p>",
         '<div class="scroll"><table class="data heat" id="crosstable-table"><thead><tr><th class="num">rank</th>'
         f"<th>engine</th>{heads}</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"]
+
+
+def _pairing(a: str, b: str) -> str:
+    """``a vs b``, each name kept whole when the cell wraps."""
+    return f'<span class="name">{esc(a)}</span> vs <span class="name">{esc(b)}</span>'
 
 
 def _pairs(report: Report) -> list[str]:
@@ -215,8 +225,8 @@ def _pairs(report: Report) -> list[str]:
         counts = report.pentanomial[(a, b)]
         low, high = estimate.elo_ci
         rows.append(
-            f"<tr><td>{esc(a)} vs {esc(b)}</td><td class=\"num\">{esc(estimate.pairs)}</td>"
-            f"<td>{spark_bars(counts, f'pentanomial {counts}')} <code>{esc(counts)}</code></td>"
+            f"<tr><td>{_pairing(a, b)}</td><td class=\"num\">{esc(estimate.pairs)}</td>"
+            f"<td class=\"nowrap\">{spark_bars(counts, f'pentanomial {counts}')} <code>{esc(counts)}</code></td>"
             f'<td class="num">{_elo(estimate.elo)}</td><td class="num">[{_elo(low)}, {_elo(high)}]</td>'
             f'<td class="num">{esc(_pct(estimate.los))}</td></tr>')
     return [
@@ -224,30 +234,30 @@ def _pairs(report: Report) -> list[str]:
         '<p class="muted">Pentanomial: how many pairs (one opening played twice, colours swapped) the first '
         "engine scored 0, 1/2, 1, 3/2 and 2 points in; Elo of the first engine over the second with its 95% "
         "interval and LOS, the pair as the unit.</p>",
-        '<table class="data" id="pairs-table"><thead><tr><th>pairing</th><th class="num">pairs</th>'
+        '<div class="scroll"><table class="data" id="pairs-table"><thead><tr><th>pairing</th><th class="num">pairs</th>'
         '<th>pentanomial</th><th class="num">Elo</th><th class="num">95% interval</th><th class="num">LOS</th>'
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>",
+        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
     ]
 
 
 def _colours(report: Report) -> list[str]:
-    if not report.by_colour:
+    if not report.colour_pairings:
         return []
     rows = []
-    for (a, b), colours in report.by_colour.items():
+    for (a, b), colours in report.colour_pairings.items():
         cells = []
         for colour in ("x", "o"):
             standing = colours[colour]
             games = standing.wins + standing.draws + standing.losses
             cells.append(_heat_cell(standing.points, games)
                          + f'<td class="num">{esc(f"{standing.wins}-{standing.draws}-{standing.losses}")}</td>')
-        rows.append(f"<tr><td>{esc(a)} vs {esc(b)}</td>{''.join(cells)}</tr>")
+        rows.append(f"<tr><td>{_pairing(a, b)}</td>{''.join(cells)}</tr>")
     return [
         '<h2 id="colours">Results by colour</h2>',
         '<p class="muted">The first engine\'s points / games when it played x (moved first) and o.</p>',
-        '<table class="data heat" id="colours-table"><thead><tr><th>pairing</th><th class="num">as x</th>'
-        '<th class="num">W-D-L</th><th class="num">as o</th><th class="num">W-D-L</th></tr></thead><tbody>'
-        + "".join(rows) + "</tbody></table>",
+        '<div class="scroll"><table class="data heat" id="colours-table"><thead><tr><th>pairing</th>'
+        '<th class="num">as x</th><th class="num">W-D-L</th><th class="num">as o</th><th class="num">W-D-L</th></tr>'
+        "</thead><tbody>" + "".join(rows) + "</tbody></table></div>",
     ]
 
 
@@ -279,8 +289,8 @@ def _faults(report: Report, listed: list[_Listed]) -> list[str]:
     parts = [
         '<h2 id="faults">Faults</h2>',
         '<p class="muted">Games each engine lost by a fault of its own, by verdict.</p>',
-        '<table class="data" id="faults-table"><thead><tr><th>engine</th><th class="num">lost</th>'
-        f"{heads}</tr></thead><tbody>{rows}</tbody></table>",
+        '<div class="scroll"><table class="data" id="faults-table"><thead><tr><th>engine</th><th class="num">lost</th>'
+        f"{heads}</tr></thead><tbody>{rows}</tbody></table></div>",
     ]
     if any(row.lost_by_fault for row in report.engines):
         parts.append(f'<p class="legend">{legend}</p>')
@@ -291,13 +301,14 @@ def _faults(report: Report, listed: list[_Listed]) -> list[str]:
         shown = forfeits[:MAX_FORFEITS_LISTED]
         parts.append("<h3>Forfeited games</h3>")
         parts.append(
-            '<table class="data" id="forfeits-table"><thead><tr><th class="num">game</th><th>engine</th>'
+            '<div class="scroll"><table class="data" id="forfeits-table"><thead><tr><th class="num">game</th><th>engine</th>'
             "<th>verdict</th><th>detail</th></tr></thead><tbody>"
             + "".join(f'<tr><td class="num"><a href="games/{esc(item.row.id)}.html#forfeit">{esc(item.row.id)}</a></td>'
                       f"<td>{esc(item.fault_engine)}</td><td>{esc(item.verdict)}</td>"
-                      f"<td>{esc(item.detail[:160])}{'&#x2026;' if len(item.detail) > 160 else ''}</td></tr>"
+                      f"<td class=\"detail\">{esc(item.detail[:160])}{'&#x2026;' if len(item.detail) > 160 else ''}"
+                      "</td></tr>"
                       for item in shown)
-            + "</tbody></table>")
+            + "</tbody></table></div>")
         if len(forfeits) > len(shown):
             parts.append(f'<p class="muted">and {esc(len(forfeits) - len(shown))} more in '
                          '<a href="games.html">the list of games</a>.</p>')
@@ -318,8 +329,8 @@ def _times(report: Report) -> list[str]:
         f'<p class="muted">Seconds per engine call: the box spans the middle half, the whiskers p10 to p90, '
         f"the dots the fastest and slowest; the dashed line is the limit, {esc(f'{limit:g}')} s.</p>",
         box_plot([(row.name, row.move_quantiles) for row in report.engines], limit),
-        '<table class="data" id="times-table"><thead><tr><th>engine</th><th class="num">moves</th>'
-        f'<th class="num">mean</th>{heads}</tr></thead><tbody>{rows}</tbody></table>',
+        '<div class="scroll"><table class="data" id="times-table"><thead><tr><th>engine</th><th class="num">moves</th>'
+        f'<th class="num">mean</th>{heads}</tr></thead><tbody>{rows}</tbody></table></div>',
     ]
 
 
@@ -330,9 +341,9 @@ def _games_table(listed: list[_Listed]) -> str:
         f"<td>{esc(item.row.o)}</td><td>{esc(item.row.result)}</td><td>{esc(item.row.termination)}</td>"
         f'<td class="num">{esc(item.row.plies)}</td><td>{esc(item.verdict)}</td></tr>'
         for item in listed)
-    return ('<table class="data" id="games-table"><thead><tr><th class="num">game</th><th class="num">round</th>'
+    return ('<div class="scroll"><table class="data" id="games-table"><thead><tr><th class="num">game</th><th class="num">round</th>'
             "<th>size</th><th>x</th><th>o</th><th>result</th><th>end</th><th class=\"num\">plies</th>"
-            f"<th>fault</th></tr></thead><tbody>{rows}</tbody></table>")
+            f"<th>fault</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def index_page(report: Report, listed: list[_Listed], created: str) -> str:
@@ -340,12 +351,12 @@ def index_page(report: Report, listed: list[_Listed], created: str) -> str:
     nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in sections)
     body = [
         f'<nav class="top">{nav} <a href="games.html">All {esc(report.games)} games</a></nav>',
-        f"<h1>Tournament {esc(report.name)}</h1>",
+        f"<h1>{esc(heading(report))}</h1>",
         f'<p class="meta">{esc(title_line(report))}; started {esc(created)}</p>',
         *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report), *_conversions(report),
         *_faults(report, listed), *_times(report),
     ]
-    return page(f"Tournament {report.name}", "\n".join(body))
+    return page(heading(report), "\n".join(body))
 
 
 def games_page(report: Report, listed: list[_Listed]) -> str:
@@ -355,7 +366,8 @@ def games_page(report: Report, listed: list[_Listed]) -> str:
     return page(f"Games of {report.name}", "\n".join(body))
 
 
-def write_html_report(store: Store, tournament: int, report: Report, folder: Path) -> HtmlReport:
+def write_html_report(store: Store, tournament: int, report: Report, folder: Path,
+                      on_page: Callable[[], None] | None = None) -> HtmlReport:
     """Write the report's pages into ``folder`` (created if missing): index.html, games.html, a page
     per game in games/, and the style sheet and script they share. Paths show relative to the
     config's folder, or as file names (``html_page.paths_relative_to``)."""
@@ -363,12 +375,12 @@ def write_html_report(store: Store, tournament: int, report: Report, folder: Pat
     base = Path(config_path).parent if config_path.startswith("/") else None
     try:
         with paths_relative_to(base):
-            return _write_pages(store, tournament, report, folder)
+            return _write_pages(store, tournament, report, folder, on_page or (lambda: None))
     except OSError as error:
         raise UsageError(f"cannot write {error.filename or folder}: {error.strerror or error}") from None
 
 
-def _write_pages(store: Store, tournament: int, report: Report, folder: Path) -> HtmlReport:
+def _write_pages(store: Store, tournament: int, report: Report, folder: Path, on_page: Callable[[], None]) -> HtmlReport:
     games_folder = folder / "games"
     games_folder.mkdir(parents=True, exist_ok=True)
     write_assets(folder)
@@ -379,6 +391,7 @@ def _write_pages(store: Store, tournament: int, report: Report, folder: Path) ->
         previous = rows[number - 1].id if number > 0 else None
         following = rows[number + 1].id if number + 1 < len(rows) else None
         (games_folder / f"{row.id}.html").write_text(game_page(row, record, previous, following), encoding="utf-8")
+        on_page()
         fault = record.fault
         listed.append(_Listed(row, fault.engine if fault else None, fault.verdict.value if fault else "",
                               fault.detail if fault else ""))

@@ -120,6 +120,12 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+def log_path(path: Path) -> Path:
+    """The log beside a results database, ``<db>.log`` (``results/quick.sqlite.log``): the whole
+    name kept, so no two databases share a log, and a database never is its own log."""
+    return path.with_name(path.name + ".log")
+
+
 def _not_results(path: Path, reason: object) -> StoreError:
     return StoreError(
         f"{path} is not a results database ({reason}); give a database written by 'arena tournament', "

@@ -25,7 +25,7 @@ from harness.config import TournamentConfig
 from harness.errors import UsageError
 from harness.engines import EngineSpec
 from harness.match import GameRecord, Standing, play_game, score_for_x
-from harness.referee import Limits, kill_current_call, remove_scratch
+from harness.referee import Limits, inherit_limits, remove_scratch, stop_calls
 from harness.settings import GameSettings
 from harness.schedule import ScheduledGame, check_schedule_size, schedule, start_position
 from harness.store import Store, damaged
@@ -62,8 +62,11 @@ def default_db_path(config: TournamentConfig) -> Path:
     return Path("results") / f"{config.name}.sqlite"
 
 
-def _init_worker() -> None:
-    """Workers leave Ctrl-C to the coordinator, and die (killing their engine) if it dies."""
+def _init_worker(limits: Limits) -> None:
+    """Workers leave Ctrl-C to the coordinator, and die (killing their engine) if it dies. Without
+    the sandbox a worker holds its engines' limits itself: they inherit them (referee.inherit_limits)."""
+    if not limits.sandbox:
+        inherit_limits(limits)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate_worker)
     if sys.platform.startswith("linux"):
@@ -77,7 +80,7 @@ def _init_worker() -> None:
 
 
 def _terminate_worker(signum: int, frame: object) -> None:
-    kill_current_call()
+    stop_calls()
     sandbox.remove_staged()
     remove_scratch()
     os._exit(1)
@@ -192,7 +195,7 @@ def _run_games(
     try:
         while pending:
             workers = max(1, min(config.concurrency, len(pending)))
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings.limits,))
             futures: dict[Future[GameRecord], ScheduledGame] = {}
             try:
                 for game in pending:

@@ -9,9 +9,12 @@ positions asked come from its suites (harness.positions.suites), the rest is the
 
 from __future__ import annotations
 
+import enum
 import math
+import re
 import shlex
 import statistics
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -26,8 +29,49 @@ from harness.referee import CallResult, ask
 from harness.settings import GameSettings
 from harness.text import excerpt
 
-CATEGORIES = ("protocol", "rules", "time", "robustness", "tactics", "strength")
-REQUIRED = ("protocol", "rules", "time", "robustness")
+class Status(str, enum.Enum):
+    """The status of a check or a category: the one vocabulary of the text, HTML and JSON reports."""
+
+    PASS = "pass"
+    """A check that did what it asks; a category whose judged checks all passed (one at least)."""
+    FAIL = "fail"
+    """A check that did not; a category that decides the exit status with a failed check."""
+    WEAK = "weak"
+    """A category that does not decide the exit status (tactics; King's Horses' moves) with a failed check."""
+    INFO = "info"
+    """Information, not pass/fail: the strength measures and their checks."""
+    NOT_JUDGED = "not judged"
+    """No evidence to judge by (no answer, or no answer in time on a position asked for something
+    else): never a pass."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def passed(self) -> bool | None:
+        """The JSON report's ``passed``: true for pass, null for info, false otherwise."""
+        return None if self is Status.INFO else self is Status.PASS
+
+
+class Role(str, enum.Enum):
+    """What a category's result decides."""
+
+    REQUIRED = "required"
+    """It decides the exit status: a failed check makes it ``fail``."""
+    GRADED = "graded"
+    """Judged and shown, but the exit status does not depend on it: a failed check makes it ``weak``."""
+    INFO = "info"
+    """Information, not pass/fail: always ``info`` when judged."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+ROLES = {"protocol": Role.REQUIRED, "rules": Role.REQUIRED, "time": Role.REQUIRED, "robustness": Role.REQUIRED,
+         "tactics": Role.GRADED, "strength": Role.INFO}
+"""Betsy's and Connect Four's categories, in report order, with their roles."""
+CATEGORIES = tuple(ROLES)
+REQUIRED = tuple(name for name, role in ROLES.items() if role is Role.REQUIRED)
 """Categories that decide the exit status."""
 REFERENCE_ELO = {
     "betsy": {"random": 0.0, "greedy": 370.0, "alphabeta": 860.0},
@@ -39,6 +83,10 @@ greedy 20/20 against random, alphabeta 19/20 against greedy, each rated as if on
 drawn (a sweep has no finite rating): +645 (a lower bound) and +446."""
 ADJUDICATION_WIN = 990_000
 """A search score at least this large is a proven win (engines/search/alphabeta.py: WIN - plies)."""
+SLOWEST_SHOWN = 6
+"""Calls a time failure lists, slowest first."""
+KINDS_SHOWN = 4
+"""Kinds of position a summary names where checks failed (the commonest first)."""
 
 
 @dataclass
@@ -67,10 +115,13 @@ class Check:
     judged: bool = True
     """False when there was no evidence to judge by (the program never answered, or ran out of
     time on a position asked for something else): never a pass."""
-
-    @property
-    def status(self) -> str:
-        return "not judged" if not self.judged else "pass" if self.passed else "fail"
+    kind: str = ""
+    """What the position is, from its id without size, colour and number: ``midgame``, ``block``."""
+    verdict: str = ""
+    """The referee's verdict on the call (harness.protocol.Verdict's value), empty without one."""
+    slowest: list[dict[str, Any]] = field(default_factory=list)
+    """A time check's slowest calls, slowest first: ``{"id", "size", "player", "seconds", "answered"}``
+    (``seconds`` is when the answer came, or when a call with no answer was stopped)."""
 
     @property
     def n(self) -> int:
@@ -83,6 +134,7 @@ class Category:
     name: str
     checks: list[Check] = field(default_factory=list)
     summary: str = ""
+    role: Role = Role.REQUIRED
 
     @property
     def judged(self) -> bool:
@@ -94,8 +146,32 @@ class Category:
         return self.judged and all(check.passed for check in self.checks if check.judged)
 
     @property
-    def status(self) -> str:
-        return "not judged" if not self.judged else "pass" if self.passed else "fail"
+    def status(self) -> Status:
+        if not self.judged:
+            return Status.NOT_JUDGED
+        if self.role is Role.INFO:
+            return Status.INFO
+        if self.passed:
+            return Status.PASS
+        return Status.FAIL if self.role is Role.REQUIRED else Status.WEAK
+
+    def status_of(self, check: Check) -> Status:
+        """A check's status: ``info`` in an information category, else pass, fail or not judged."""
+        if not check.judged:
+            return Status.NOT_JUDGED
+        if self.role is Role.INFO:
+            return Status.INFO
+        return Status.PASS if check.passed else Status.FAIL
+
+    @property
+    def failed(self) -> list[Check]:
+        """The judged checks that failed (none in an information category)."""
+        return [check for check in self.checks if self.status_of(check) is Status.FAIL]
+
+
+def make_category(name: str, roles: dict[str, Role] = ROLES) -> Category:
+    """An empty category of that name, with its role in ``roles``."""
+    return Category(name, role=roles[name])
 
 
 @dataclass
@@ -122,11 +198,13 @@ class ValidationReport:
             "passed": self.passed,
             "categories": {
                 name: {
-                    "passed": category.passed,
-                    "status": category.status,
+                    "status": category.status.value,
+                    "passed": category.status.passed,
+                    "role": category.role.value,
                     "summary": category.summary,
                     "checks": [
-                        {**asdict(check), "status": check.status, **({"n": check.n} if betsy else {})}
+                        {**asdict(check), "status": category.status_of(check).value,
+                         "passed": category.status_of(check).passed, **({"n": check.n} if betsy else {})}
                         for check in category.checks
                     ],
                 }
@@ -157,6 +235,24 @@ class Settings:
         return self.play.time
 
 
+@dataclass(frozen=True)
+class Call:
+    """One call of the program: which check asked it, the position, what the referee saw."""
+
+    label: str
+    """``category/check``, e.g. ``rules/n8-x-midgame``."""
+    position: Position
+    result: CallResult
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.label.rpartition("/")[2], self.position.size_text, self.position.player)
+
+    @property
+    def place(self) -> Place:
+        return Place(self.position.size_text, self.position.player, self.kind)
+
+
 class Validator:
     """Runs the suites against one program and collects checks."""
 
@@ -171,7 +267,7 @@ class Validator:
         self.start_problem = start_problem
         self.limits = settings.play.limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
                                            processes=settings.processes)
-        self.calls: list[tuple[Position, CallResult]] = []
+        self.calls: list[Call] = []
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
@@ -180,7 +276,7 @@ class Validator:
 
     # --- one call -----------------------------------------------------------------------------
 
-    def call(self, position: Position) -> CallResult:
+    def call(self, label: str, position: Position) -> CallResult:
         if self.engine is None:
             argv = (*command_words(self.program), position.size_text, position.player, position.board(),
                     f"{self.settings.seconds:g}")
@@ -189,18 +285,19 @@ class Validator:
         else:
             result = ask(self.engine.command, position, self.settings.seconds, self.limits,
                          self.engine.extra_args)
-        self.calls.append((position.copy(), result))
+        self.calls.append(Call(label, position.copy(), result))
         return result
 
-    def check(self, check_id: str, position: Position, expected: str,
-              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> Check:
-        """Ask about ``position``; by default a check passes when the verdict is ok.
+    def check(self, category: Category, check_id: str, position: Position, expected: str,
+              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> None:
+        """Ask about ``position`` for ``category``; by default a check passes when the verdict is ok.
 
         The call runs in the validator's pool (``Settings.concurrency`` at a time): the Check is
         filled in when it is done, and ``settle()`` waits for every one asked so far."""
         check = Check(check_id, False, "not judged: not run", judged=False)
-        self.pending.append(self.pool.submit(self._run_check, check, position, expected, judge))
-        return check
+        category.checks.append(check)
+        self.pending.append(self.pool.submit(self._run_check, f"{category.name}/{check_id}", check, position,
+                                             expected, judge))
 
     def settle(self) -> None:
         """Wait for every check asked so far."""
@@ -208,11 +305,11 @@ class Validator:
             future.result()
         self.pending.clear()
 
-    def _run_check(self, check: Check, position: Position, expected: str,
+    def _run_check(self, label: str, check: Check, position: Position, expected: str,
                    judge: Callable[[CallResult], tuple[bool, str, bool]] | None) -> None:
         check_id = check.id
         self.progress(check_id)
-        result = self.call(position)
+        result = self.call(label, position)
         judged = result.verdict not in (Verdict.TIME, Verdict.FAILED_TO_START)
         if result.verdict is Verdict.FAILED_TO_START:
             passed, detail, warning = False, "not judged: the program did not start (see protocol/starts)", False
@@ -224,17 +321,23 @@ class Validator:
         else:
             passed, detail, warning = judge(result)
         filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged,
-                       **_evidence(result, position))
+                       **_evidence(result, position, check_id))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
+
+    def finish(self, category: Category) -> Category:
+        """Wait for the category's checks and write its summary."""
+        self.settle()
+        category.summary = summary(category, self.game, self.suites.fixes, self.suites.answer_form)
+        return category
 
     # --- categories ---------------------------------------------------------------------------
 
     def protocol(self) -> Category:
-        category = Category("protocol")
+        category = make_category("protocol")
         seed = self.suites.protocol_position()
-        result = self.call(seed)
-        evidence = _evidence(result, seed)
+        result = self.call("protocol/answers", seed)
+        evidence = _evidence(result, seed, "")
         started = result.verdict is not Verdict.FAILED_TO_START
         category.checks.append(Check(
             "starts", started, "the program started" if started else result.detail,
@@ -268,92 +371,101 @@ class Validator:
             warning=bool(exit_warnings), judged=answered, expected="exit status 0 after answering",
             **evidence))
         first_id, empty = self.suites.first_move()
-        category.checks.append(self.check(first_id, empty, "any legal move and its board"))
-        self.settle()
-        category.summary = _summary(category)
-        return category
+        self.check(category, first_id, empty, "any legal move and its board")
+        return self.finish(category)
 
     def rules(self) -> Category:
-        category = Category("rules")
+        category = make_category("rules")
         for case in self.suites.rules(self.sizes, self.settings.quick):
-            category.checks.append(self.check(case.id, case.position, case.description))
+            self.check(category, case.id, case.position, case.description)
         for case in self.suites.last_pebble(self.sizes):
             mover = case.position.turn
             self.last_pebble_wins[case.id] = all(
                 case.position.after(move).winner() == mover for move in case.expected or ())
-            category.checks.append(self.check(case.id, case.position, case.description, _tactic_judge(case)))
-        self.settle()
-        category.summary = _summary(category)
-        return category
+            self.check(category, case.id, case.position, case.description, _tactic_judge(case))
+        return self.finish(category)
 
     def robustness(self) -> Category:
-        category = Category("robustness")
+        category = make_category("robustness")
         for case in self.suites.robustness(self.settings.quick):
-            category.checks.append(self.check(case.id, case.position, case.description))
-        self.settle()
-        category.summary = _summary(category)
-        return category
+            self.check(category, case.id, case.position, case.description)
+        return self.finish(category)
 
     def tactics(self) -> Category:
-        category = Category("tactics")
+        category = make_category("tactics")
         for case in self.suites.tactics(self.sizes, self.settings.quick):
-            category.checks.append(self.check(
-                case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
-                _tactic_judge(case)))
-        self.settle()
-        category.summary = _summary(category)
-        return category
+            self.check(category, case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
+                       _tactic_judge(case))
+        return self.finish(category)
 
     def time(self) -> Category:
         """Answer times from the referee's clock: when the answer line arrived (for a program killed
-        at the deadline, its last answer), how often the program had to be killed, timeouts."""
-        category = Category("time")
-        limit = self.settings.seconds
-        ran = [(position, result) for position, result in self.calls
-               if result.verdict is not Verdict.FAILED_TO_START]
-        times = [result.answered_after for _, result in ran if result.answered_after is not None]
-        late = [(position, result) for position, result in ran if result.verdict is Verdict.TIME]
-        killed = [result for _, result in ran if result.killed and result.verdict is not Verdict.TIME]
-        if not times and not late:
+        at the deadline, its last answer), the calls with no answer by the deadline and where they
+        were, and the calls killed after answering. One set of counts: every call that ran either
+        answered, had no answer by the deadline, or ended without one."""
+        category = make_category("time")
+        limit, grace = self.settings.seconds, self.settings.play.grace
+        ran = [call for call in self.calls if call.result.verdict is not Verdict.FAILED_TO_START]
+        answered = [call for call in ran if call.result.answered_after is not None]
+        late = [call for call in ran if call.result.verdict is Verdict.TIME]
+        silent = len(ran) - len(answered) - len(late)
+        killed = [call for call in answered if call.result.killed]
+        if not answered and not late:
             category.checks.append(Check(
                 "every-answer-in-time", False, "not judged: the program never answered",
                 expected=f"every answer within {limit:g} s", judged=False))
             category.summary = "not judged: the program never answered"
             return category
-        worst = max(times, default=0.0)
+        times = sorted(call.result.answered_after or 0.0 for call in answered)
+        worst = times[-1] if times else 0.0
         median = statistics.median(times) if times else 0.0
+        over = [call for call in answered if (call.result.answered_after or 0.0) > limit]
+        deadline = f"{limit:g} s + {grace:g} s grace"
+        asked = [call.place for call in ran]
+        parts = [f"{len(ran)} calls: {len(answered)} answered"
+                 + (f" ({len(answered) - len(over)} within {limit:g} s, {len(over)} in the grace)" if over
+                    else f" within {limit:g} s" if answered else "")
+                 + (f", median {median:.2f} s, worst {worst:.2f} s" if answered else "")]
+        if killed:
+            parts.append(f"{len(killed)} of them killed at the deadline after answering")
+        if silent:
+            parts.append(f"{silent} ended without an answer")
+        if late:
+            parts.append(f"{len(late)} had no answer by {deadline}: {where([c.place for c in late], asked, self.game)}")
+        category.summary = "; ".join(parts) + (f". Fix: {TIME_FIX}{_larger_boards(late, ran)}" if late else "")
         evidence: dict[str, Any] = {}
         if late:
-            position, result = late[0]
-            detail = f"{len(late)} of {len(ran)} calls ran past {limit:g} s + grace with no answer"
-            evidence = dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
-                            player=position.player)
+            first = late[0]
+            detail = (f"{len(late)} of {len(ran)} calls had no answer by {deadline}: "
+                      f"{where([c.place for c in late], asked, self.game)}")
+            evidence = dict(command=shlex.join(first.result.argv), board=first.position.board(),
+                            size=first.position.size_text, player=first.position.player, kind=first.kind,
+                            verdict=first.result.verdict.value)
         else:
-            detail = f"all {len(times)} answers arrived within {limit:g} s + grace"
+            detail = f"all {len(answered)} answers arrived by {deadline}"
         category.checks.append(Check(
             "every-answer-in-time", not late, detail, expected=f"every answer within {limit:g} s",
-            seconds=round(worst, 3), **evidence))
-        over = [t for t in times if t > limit]
+            seconds=round(worst, 3), slowest=_slowest(ran), **evidence))
         category.checks.append(Check(
-            "answers-before-the-limit", True,
-            (f"{len(over)} answers came after {limit:g} s, inside the grace" if over else
-             f"last answer after {worst:.2f} s at worst, {median:.2f} s median"),
-            warning=bool(over), expected=f"the answer printed within {limit:g} s", seconds=round(worst, 3)))
+            "answers-after-the-limit", True,
+            (f"{len(over)} of {len(answered)} answers came after {limit:g} s, inside the grace: "
+             f"{where([c.place for c in over], asked, self.game)}"
+             if over else f"none: every answer came within {limit:g} s (worst {worst:.2f} s)"),
+            warning=bool(over), expected=f"the answer printed within {limit:g} s", seconds=round(worst, 3),
+            slowest=_slowest(over)))
         category.checks.append(Check(
-            "exits-by-itself", True,
-            (f"{len(killed)} of {len(ran)} calls were still running at the deadline and were killed "
-             f"(their last answer counted)" if killed else "the program always exited by itself"),
+            "killed-after-answering", True,
+            (f"{len(killed)} of {len(answered)} calls that answered were still running at the deadline "
+             f"and were killed (their last answer counted)" if killed else
+             "none: the program exited by itself after every answer"),
             warning=bool(killed), expected="the program exits after answering"))
-        category.summary = (f"answers after {worst:.2f} s at worst, {median:.2f} s median, over "
-                            f"{len(times)} answers; killed at the deadline {len(killed)} of {len(ran)} "
-                            f"calls; {len(late)} timeouts")
         return category
 
     def strength(self) -> tuple[Category, dict[str, Any]]:
         """Two measures that separate programs in the same time: the share of value-keeping moves
         on solved n = 3 positions (Betsy; one call each), and games against the reference engines
         (Betsy's short, adjudicated at the ply cap by a deeper search instead of drawn)."""
-        category = Category("strength")
+        category = make_category("strength")
         summary: dict[str, Any] = {}
         if self.suites.has_exact_tables:
             self._exact(category, summary)
@@ -389,7 +501,7 @@ class Validator:
 
             def asked(index: int) -> CallResult:
                 self.progress(f"n3-value-{index + 1}")
-                return self.call(cases[index].position)
+                return self.call(f"strength/n3-value-{index + 1}", cases[index].position)
 
             answers = list(self.pool.map(asked, range(len(cases))))
             for index, (case, result) in enumerate(zip(cases, answers), 1):
@@ -411,7 +523,7 @@ class Validator:
                               f"{case.position.player}; {expected}")
                 kept += keeps
                 category.checks.append(Check(check_id, keeps, detail, expected=expected, judged=judged,
-                                             **_evidence(result, case.position)))
+                                             **_evidence(result, case.position, check_id)))
             summary["exact"] = {
                 "asked": len(cases), "kept": kept,
                 "random_share": round(sum(len(c.keeping) / c.legal for c in cases) / max(len(cases), 1), 3),
@@ -475,17 +587,21 @@ class Validator:
         scores = [int(line.split(" score ")[1].split()[0]) for line in result.stderr_tail.splitlines()
                   if line.startswith("info depth ") and " score " in line and "(partial)" not in line]
         if not scores:
-            return {"result": "1/2-1/2", "score": None, "why": "no search result: draw"}
+            return {"result": "1/2-1/2", "score": None, "why": "a draw: the judging search gave no score"}
         score = scores[-1]
         mover = position.player
         other = "o" if mover == "x" else "x"
         lead = 4 ** (record.n - 1)
-        if score >= ADJUDICATION_WIN or score >= lead:
-            winner, why = mover, "proven win" if score >= ADJUDICATION_WIN else f"lead of {score} >= {lead}"
-        elif score <= -ADJUDICATION_WIN or score <= -lead:
-            winner, why = other, "proven win" if score <= -ADJUDICATION_WIN else f"lead of {-score} >= {lead}"
+        if abs(score) >= ADJUDICATION_WIN:
+            winner, why = (mover if score > 0 else other), "the judging search proves the win"
+        elif abs(score) >= lead:
+            winner = mover if score > 0 else other
+            why = (f"its lead on the board (search score {abs(score)}) is worth a line one pebble short "
+                   f"({lead}) or more")
         else:
-            return {"result": "1/2-1/2", "score": score, "why": f"|score| {abs(score)} < {lead}: draw"}
+            return {"result": "1/2-1/2", "score": score,
+                    "why": f"a draw: no win is proven, and neither side's lead (search score {abs(score)}) is "
+                           f"worth a line one pebble short ({lead})"}
         return {"result": "1-0" if winner == "x" else "0-1", "score": score, "why": f"{winner} wins: {why}"}
 
 
@@ -508,14 +624,15 @@ def _judge_last_pebbles(rules: Category, tactics: Category, wins_at_once: dict[s
             check.detail = (f"not judged: {check.detail}; the program does not "
                             f"{'take wins in one' if kind == 'win' else 'stop lines'} in the tactics "
                             f"positions either, so this says nothing about its supply")
-    rules.summary = _summary(rules)
 
 
 def _game_end(entry: dict[str, Any]) -> str:
-    colour = entry["student_plays"]
+    """How a strength game ended for the program, in words."""
+    outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(float(entry["score"]), f"scored {entry['score']:g}")
     if entry["adjudication"]:
-        return f"as {colour}, {entry['plies']} plies, adjudicated {entry['adjudication']['why']}"
-    return f"as {colour}, {entry['reason']}"
+        return (f"as {entry['student_plays']}, {outcome}: stopped at the ply cap after {entry['plies']} plies, "
+                f"{entry['adjudication']['why']}")
+    return f"as {entry['student_plays']}, {outcome}: {entry['reason']}"
 
 
 def performance_interval(results: list[tuple[float, float]], prior_games: float = 1.0) -> tuple[float, tuple[float, float]]:
@@ -531,12 +648,34 @@ def performance_interval(results: list[tuple[float, float]], prior_games: float 
     return elo, (elo - half, elo + half)
 
 
-def _evidence(result: CallResult, position: Position) -> dict[str, Any]:
+def _evidence(result: CallResult, position: Position, check_id: str) -> dict[str, Any]:
     """The evidence a check keeps of one call: the command, the position, what it printed, its time."""
     printed, cut = excerpt(result.stdout_tail)
     return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
                 player=position.player, printed=printed, printed_cut=cut,
-                stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3))
+                stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3),
+                kind=kind_of(check_id, position.size_text, position.player), verdict=result.verdict.value)
+
+
+def _larger_boards(late: list[Call], ran: list[Call]) -> str:
+    """When only boards larger than every board answered in time ran out of time: say so."""
+    slow = {_size_key(call.position.size_text) for call in late}
+    fast = {_size_key(call.position.size_text) for call in ran} - slow
+    if fast and min(slow) > max(fast):
+        return "; larger boards take longer: stop searching by the time given (SECONDS), whatever the size"
+    return ""
+
+
+def _slowest(calls: list[Call]) -> list[dict[str, Any]]:
+    """The slowest of ``calls`` (those with no answer first: they ran to the deadline), for a time check."""
+    def seconds(call: Call) -> float:
+        answered = call.result.answered_after
+        return answered if answered is not None else call.result.seconds
+
+    ranked = sorted(calls, key=lambda call: (call.result.answered_after is not None, -seconds(call)))
+    return [{"id": call.label, "size": call.position.size_text, "player": call.position.player,
+             "seconds": round(seconds(call), 2), "answered": call.result.answered_after is not None}
+            for call in ranked[:SLOWEST_SHOWN]]
 
 
 def _example_answer(position: Position, move: int) -> str:
@@ -585,16 +724,137 @@ def _tactic_judge(case: Case[Any]) -> Callable[[CallResult], tuple[bool, str, bo
     return judge
 
 
-def _summary(category: Category) -> str:
+# --- where checks failed, and the fix -----------------------------------------------------------
+
+TIME_FIX = "print a move before the limit: the last complete line counts"
+VERDICT_FIXES = {
+    Verdict.ILLEGAL_MOVE.value: "play only legal moves: the first failure below says why its move is not legal",
+    Verdict.BOARD_MISMATCH.value: "print the exact board your move gives, row by row from the top: compare yours "
+                                  "with the right one in the first failure below",
+    Verdict.NO_ANSWER.value: "the program ended without an answer: run the command of the first failure below "
+                             "yourself and read what it printed",
+    Verdict.OUTPUT_LIMIT.value: "print only the answer on stdout: send debug output to stderr, and keep it short",
+    Verdict.TIME.value: TIME_FIX,
+}
+"""The fix for a failure by its verdict, when its kind of position has none of its own (Suites.fixes)."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a check or a call was: its board size, the side to move, its kind of position."""
+
+    size: str
+    player: str
+    kind: str
+
+
+def kind_of(check_id: str, size: str, player: str) -> str:
+    """A check's kind of position: its id without the size, the colour and the number
+    (``n5-x-no-pebbles-in-hand-1`` -> ``no-pebbles-in-hand``, ``7x6-o-block-2`` -> ``block``)."""
+    dropped = {size, f"n{size}", player}
+    return "-".join(word for word in check_id.split("-") if word not in dropped and not word.isdigit())
+
+
+def _size_key(size: str) -> tuple[int, ...]:
+    return tuple(int(number) for number in re.findall(r"\d+", size)) or (0,)
+
+
+def where(failed: list[Place], asked: list[Place], game: Game, sizes: bool = True) -> str:
+    """Where ``failed`` were among ``asked``, in words: the sizes (and those where none failed),
+    the colours and the kinds of position, each with its count: ``at n = 8 (4 of 8), n = 12 (2 of 2);
+    none at n = 3, n = 5; as x (3 of 10) and o (3 of 10); in midgame (2 of 4) positions``."""
+    parts = []
+    if sizes:
+        total = Counter(place.size for place in asked if place.size)
+        hit = Counter(place.size for place in failed if place.size)
+        if hit:
+            clean = sorted((size for size in total if size not in hit), key=_size_key)
+            parts.append("at " + ", ".join(f"{game.size_phrase(size)} ({hit[size]} of {total[size]})"
+                                           for size in sorted(hit, key=_size_key))
+                         + (f"; none at {', '.join(game.size_phrase(size) for size in clean)}" if clean else ""))
+    total = Counter(place.player for place in asked if place.player)
+    hit = Counter(place.player for place in failed if place.player)
+    if hit:
+        players = sorted(hit, key=lambda player: (player != "x", player))
+        parts.append("as " + " and ".join(f"{player} ({hit[player]} of {total[player]})" for player in players)
+                     + (" only" if len(hit) < len(total) else ""))
+    total = Counter(place.kind for place in asked if place.kind)
+    hit = Counter(place.kind for place in failed if place.kind)
+    if hit:
+        kinds = hit.most_common()
+        more = f" and {len(kinds) - KINDS_SHOWN} more kinds of" if len(kinds) > KINDS_SHOWN else ""
+        parts.append("in " + ", ".join(f"{kind} ({hit[kind]} of {total[kind]})" for kind, _ in kinds[:KINDS_SHOWN])
+                     + f"{more} positions")
+    return "; ".join(parts)
+
+
+def size_bound(failed: list[Place], asked: list[Place], game: Game) -> str:
+    """When every position of some sizes failed and none of the others did, the fix that says so
+    (a program written for one size); else empty."""
+    total = Counter(place.size for place in asked if place.size)
+    hit = Counter(place.size for place in failed if place.size)
+    if not hit or len(hit) == len(total) or any(hit[size] < total[size] for size in hit):
+        return ""
+    good = sorted((size for size in total if size not in hit), key=_size_key)
+    return (f"it fails every position at {', '.join(game.size_phrase(size) for size in sorted(hit, key=_size_key))} "
+            f"and none at {', '.join(game.size_phrase(size) for size in good)}: take the board's size from the "
+            "command line (its first argument), never assume one")
+
+
+def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD") -> str:
+    """The one change that fixes most of ``failed``: the fix of the commonest kind of position and
+    verdict that has one of its own (``fixes``, keyed ``kind/verdict`` or ``kind``), else what the
+    program's error output shows (``fix_hint``), else the fix of the commonest verdict; empty when
+    none is known."""
+    own = Counter(key for key in (_own_fix(check, fixes) for check in failed) if key)
+    if own:
+        order = list(fixes)
+        return fixes[min(own, key=lambda key: (-own[key], order.index(key)))]
+    hint = next((found for found in (fix_hint(check, answer_form) for check in failed) if found), "")
+    if hint:
+        return hint
+    verdicts = Counter(check.verdict for check in failed if check.verdict in VERDICT_FIXES)
+    return VERDICT_FIXES[verdicts.most_common(1)[0][0]] if verdicts else ""
+
+
+def _own_fix(check: Check, fixes: dict[str, str]) -> str:
+    """The key of ``fixes`` for this check's kind and verdict, or for its kind; empty if neither."""
+    return next((key for key in (f"{check.kind}/{check.verdict}", check.kind) if key in fixes), "")
+
+
+def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
+    """How to fix a program that does not answer at all, from what it printed (empty if unknown);
+    ``answer_form`` is the game's answer line in words."""
+    stderr = check.stderr
+    if "SyntaxError" in stderr and "print" in stderr:
+        return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
+    if "SyntaxError" in stderr or "IndentationError" in stderr:
+        return "fix the syntax error shown on stderr"
+    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
+        return "a module it imports is not installed here: install it, or do without it"
+    if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
+        return (f"print the answer as the last line of stdout, '{answer_form}'; run the command above "
+                "yourself to see what happens")
+    return ""
+
+
+def summary(category: Category, game: Game, fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
+            sizes: bool = True) -> str:
+    """A category's one line: how many checks passed; for failures, where they were and the fix."""
     judged = [check for check in category.checks if check.judged]
-    failed = [check for check in judged if not check.passed]
+    unjudged = len(category.checks) - len(judged)
     warned = [check for check in judged if check.warning]
-    text = f"{len(judged) - len(failed)}/{len(judged)} checks passed"
-    if len(judged) < len(category.checks):
-        text += f", {len(category.checks) - len(judged)} not judged"
-    if warned:
-        text += f", {len(warned)} with warnings"
-    return text
+    failed = category.failed
+    if not failed:
+        text = f"{len(judged)}/{len(judged)} checks passed"
+        text += f", {unjudged} not judged" if unjudged else ""
+        return text + (f", {len(warned)} with warnings" if warned else "")
+    text = f"{len(failed)} of {len(judged)} checks failed" + (f" ({unjudged} not judged)" if unjudged else "")
+    failed_places = [Place(c.size, c.player, c.kind) for c in failed]
+    judged_places = [Place(c.size, c.player, c.kind) for c in judged]
+    places = where(failed_places, judged_places, game, sizes)
+    fix = (sizes and size_bound(failed_places, judged_places, game)) or fix_for(failed, fixes, answer_form)
+    return text + (f": {places}" if places else "") + (f". Fix: {fix}" if fix else "")
 
 
 def validate(
@@ -615,18 +875,19 @@ def validate(
 def _validate(validator: Validator, program: str) -> ValidationReport:
     categories: dict[str, Category] = {"protocol": validator.protocol()}
     strength: dict[str, Any] = {}
-    if not any(result.move is not None for _, result in validator.calls):
+    if not any(call.result.move is not None for call in validator.calls):
         # One root cause: nothing else can be judged, and nothing is run for it.
         cause = next(check for check in categories["protocol"].checks if check.judged and not check.passed)
         for name in CATEGORIES[1:]:
             categories[name] = Category(name, [Check(
                 "all", False, f"not judged: the program never answered (see protocol/{cause.id})",
-                judged=False)], "not judged: the program never answered")
+                judged=False)], "not judged: the program never answered", ROLES[name])
         categories["time"] = validator.time()  # a timeout is evidence of its own
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
         _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_wins)
+        validator.finish(categories["rules"])
         categories["strength"], strength = validator.strength()
         categories["time"] = validator.time()
     ordered = {name: categories[name] for name in CATEGORIES}
@@ -635,8 +896,8 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
     passed = not failing and not unjudged
     if passed:
         verdict = "PASS: protocol, rules, time and robustness are all right"
-        if not ordered["tactics"].passed:
-            verdict += f"; tactics {ordered['tactics'].summary}"
+        if ordered["tactics"].status is Status.WEAK:
+            verdict += f"; tactics weak ({_passed_count(ordered['tactics'])})"
     else:
         verdict = "FAIL: " + "; ".join(
             part for part in (", ".join(failing), "not judged: " + ", ".join(unjudged) if unjudged else "")
@@ -646,3 +907,8 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
         if first is not None:
             verdict += f" (first failure: {first.id}: {first.detail})"
     return ValidationReport(program, verdict, passed, ordered, strength, validator.game.name)
+
+
+def _passed_count(category: Category) -> str:
+    judged = [check for check in category.checks if check.judged]
+    return f"{sum(check.passed for check in judged)}/{len(judged)} checks passed"

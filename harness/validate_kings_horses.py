@@ -33,18 +33,47 @@ from typing import Any
 
 from harness.engines import EngineSpec, command_words
 from harness.games.kings_horses import WORDS, Position, race_lead, random_position
+from harness.games.registry import get_game
 from harness.protocol import Verdict
-from harness.referee import CallResult, run_call
+from harness.referee import CallResult, resolve_interpreter, run_call
 from harness.rng import Rng
 from harness.text import excerpt
-from harness.validate import Category, Check, Settings, ValidationReport, _summary
+from harness.validate import (Category, Check, Place, Role, Settings, Status, ValidationReport, kind_of, make_category,
+                              summary, where)
 
-CATEGORIES = ("protocol", "correctness", "time", "moves")
-REQUIRED = ("protocol", "correctness", "time")
+ROLES = {"protocol": Role.REQUIRED, "correctness": Role.REQUIRED, "time": Role.REQUIRED, "moves": Role.GRADED}
+"""The categories, in report order, with their roles (harness.validate.Role)."""
+CATEGORIES = tuple(ROLES)
+REQUIRED = tuple(name for name, role in ROLES.items() if role is Role.REQUIRED)
 BANDS = (("small", 8), ("medium", 15), ("large", 30), ("close", 15))
 """Bands of coordinates for the random positions: every coordinate in 1..N. ``close`` positions are
 the hard ones: the side to move leads the race count by 0 or 1, so who wins turns on the knights
 blocking each other (a plain minimax takes seconds to minutes on some of them)."""
+SEARCH_FIX = ("search every line of play: the side to move wins when some move leaves the other side lost "
+              "(remember the positions solved, to stay in time)")
+FIXES = {
+    "protocol": {
+        "one-line": "print only the verdict line on stdout: send debug output to stderr",
+        "verdict-words": "print exactly BLACK WILL WIN or WHITE WILL WIN",
+        "exits-cleanly": "exit with status 0 after printing the verdict",
+    },
+    "correctness": {
+        "seed-example": SEARCH_FIX,
+        "no-move": "the side to move with no legal move loses: check that first",
+        "blocked-no-move": "a knight may not move onto a square another knight holds, so a side can be left "
+                           "without a move",
+        "blocking": "a knight may not move onto a square another knight holds, of either colour",
+        "colours": "the first two coordinate pairs are BLACK's knights, the last two WHITE's; PLAYER is the side "
+                   "to move",
+        **{band: SEARCH_FIX for band, _ in BANDS},
+    },
+    "moves": {kind: "with --move, print the next position (PLAYER and eight coordinates) before the verdict "
+                    "line: a legal move, and one that leaves the opponent lost when the mover can win"
+              for kind in ("seed-example", "small", "medium")},
+}
+"""The one change that fixes a failure, per category and kind of position (harness.validate.summary)."""
+TIME_FIX = ("answer within the limit: remember the positions solved (many move orders reach the same one), and "
+            "look first at the moves that leave the opponent no move")
 SEED_EXAMPLE = "BLACK 2 2 3 3 1 2 3 1"
 """The seed's example: BLACK WILL WIN."""
 SOLVER_BUDGET = 1.0
@@ -253,7 +282,8 @@ class KingsHorsesValidator:
 
     def argv(self, position: Position, move: bool) -> list[str]:
         command = list(self.engine.command) if self.engine is not None else command_words(self.program)
-        return [*command, *(["--move"] if move else []), *position.words()]
+        # python3 runs as the harness's own interpreter, as in a game (harness.referee.ask)
+        return resolve_interpreter([*command, *(["--move"] if move else []), *position.words()])
 
     def ask(self, case: Case, move: bool = False) -> Asked:
         self.progress(case.id)
@@ -273,15 +303,20 @@ class KingsHorsesValidator:
     def evidence(self, asked: Asked, expected: str) -> dict[str, Any]:
         result = asked.result
         printed, cut = excerpt(result.stdout_tail, 6)
-        return dict(command=shlex.join(result.argv), board=asked.case.position.board(),
-                    size=asked.case.position.size_text, player=asked.case.position.player,
-                    printed=printed, printed_cut=cut, stderr=result.stderr_tail[-400:],
-                    expected=expected, seconds=round(result.seconds, 3))
+        position = asked.case.position
+        return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
+                    player=position.player, printed=printed, printed_cut=cut, stderr=result.stderr_tail[-400:],
+                    expected=expected, seconds=round(result.seconds, 3),
+                    kind=kind_of(asked.case.id, position.size_text, position.player), verdict=result.verdict.value)
+
+    def summary(self, category: Category) -> str:
+        """The category's line (harness.validate.summary): where checks failed, and the fix."""
+        return summary(category, get_game("kings-horses"), FIXES[category.name], ANSWER_FORM, sizes=False)
 
     # --- categories ---------------------------------------------------------------------------
 
     def protocol(self, first: Asked) -> Category:
-        category = Category("protocol")
+        category = make_category("protocol", ROLES)
         result = first.result
         evidence = self.evidence(first, "BLACK WILL WIN")
         started = result.verdict is not Verdict.FAILED_TO_START
@@ -309,11 +344,13 @@ class KingsHorsesValidator:
         category.checks.append(Check(
             "stderr-quiet", ran, "nothing on stderr" if quiet else "printed on stderr (tolerated, with a warning)",
             warning=ran and not quiet, judged=ran, **{**evidence, "expected": "no other output"}))
-        category.summary = _summary(category)
+        for check in category.checks:
+            check.kind = check.id  # one call, several checks: each is its own kind (its fix in FIXES)
+        category.summary = self.summary(category)
         return category
 
     def correctness(self, asked: list[Asked]) -> Category:
-        category = Category("correctness")
+        category = make_category("correctness", ROLES)
         for item in asked:
             case = item.case
             expected = f"{case.winner} WILL WIN ({case.why})"
@@ -335,12 +372,12 @@ class KingsHorsesValidator:
             category.checks.append(Check(
                 case.id, right, f"said {said} WILL WIN" + ("" if right else f"; {case.winner} wins ({case.why})"),
                 **evidence))
-        category.summary = _summary(category)
+        category.summary = self.summary(category)
         return category
 
     def time(self, asked: list[Asked]) -> Category:
         """Answer times per band (efficiency is graded), and every answer within the limit."""
-        category = Category("time")
+        category = make_category("time", ROLES)
         limit = self.settings.seconds
         ran = [item for item in asked if item.result.verdict is not Verdict.FAILED_TO_START]
         if not ran:
@@ -364,13 +401,24 @@ class KingsHorsesValidator:
                 text += f"; {len(late)} of {len(group)} ran past {limit:g} s + grace"
             figures.append(f"{band} mean {statistics.fmean(times):.2f} s" if times else f"{band} -")
             evidence = self.evidence(late[0], f"an answer within {limit:g} s") if late else {}
-            category.checks.append(Check(f"band-{band}", not late, text, **evidence))
-        category.summary = _summary(category) + ": " + ", ".join(figures)
+            category.checks.append(Check(f"band-{band}", not late, text, **{**evidence, "kind": f"band-{band}"}))
+        late = [item for item in ran if item.result.verdict is Verdict.TIME]
+        if late:
+            def place(item: Asked) -> Place:
+                return Place("", item.case.position.player, item.case.band or "hand-made")
+
+            game = get_game("kings-horses")
+            category.summary = (f"{len(late)} of {len(ran)} calls had no answer by {limit:g} s + "
+                                f"{self.settings.play.grace:g} s grace: "
+                                f"{where([place(item) for item in late], [place(item) for item in ran], game, False)}. "
+                                f"Fix: {TIME_FIX}; per band: {', '.join(figures)}")
+        else:
+            category.summary = f"all {len(ran)} calls answered in time; per band: {', '.join(figures)}"
         return category
 
     def moves(self, asked: list[Asked], oracle: Oracle) -> Category:
         """``--move``: a legal next position with the opponent to move, winning when a win exists."""
-        category = Category("moves")
+        category = make_category("moves", ROLES)
         for item in asked:
             case, result = item.case, item.result
             evidence = self.evidence(item, f"{MOVE_FORM}; a winning move ({case.winner} wins)"
@@ -399,7 +447,7 @@ class KingsHorsesValidator:
             else:
                 category.checks.append(Check(case.id, True, f"played to {child.line()} (a lost position: any "
                                                             "legal move)", **evidence))
-        category.summary = _summary(category)
+        category.summary = self.summary(category)
         return category
 
 
@@ -417,7 +465,7 @@ def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Set
         for name in CATEGORIES[1:]:
             categories[name] = Category(name, [Check("all", False, "not judged: the program did not start "
                                                      "(see protocol/starts)", judged=False)],
-                                        "not judged: the program did not start")
+                                        "not judged: the program did not start", ROLES[name])
     else:
         asked = [first, *validator.ask_all(found[1:])]
         categories["correctness"] = validator.correctness(asked)
@@ -429,8 +477,9 @@ def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Set
     unjudged = [name for name in REQUIRED if ordered[name].status == "not judged"]
     if not failing and not unjudged:
         verdict = "PASS: protocol, correctness and time are all right"
-        if not ordered["moves"].passed:
-            verdict += f"; --move {ordered['moves'].summary}"
+        if ordered["moves"].status is Status.WEAK:
+            judged = [check for check in ordered["moves"].checks if check.judged]
+            verdict += f"; --move weak ({sum(check.passed for check in judged)}/{len(judged)} checks passed)"
     else:
         verdict = "FAIL: " + "; ".join(part for part in (", ".join(failing),
                                                           "not judged: " + ", ".join(unjudged) if unjudged else "")

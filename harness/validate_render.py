@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from harness.games.errors import PositionError
-from harness.games.registry import Game, get_game, render_grid
+from harness.games.registry import Game, get_game
 from harness.html_page import Step, esc, page, paths_relative_to, public_word, replay_html
 from harness.positions import suites
 from harness.protocol import Verdict
 from harness.text import cut_note, visible
-from harness.validate import Check, ValidationReport
+from harness.validate import Category, Check, Role, Status, ValidationReport, fix_hint
+
+STATUS_CSS = {Status.PASS: "pass", Status.FAIL: "fail", Status.WEAK: "weak", Status.INFO: "info",
+              Status.NOT_JUDGED: "unjudged"}
+"""The page's style class for each status (harness/static/arena.css)."""
+MARKS = {"pass": "✓", "fail": "✗", "weak": "✗", "info": "i", "unjudged": "–", "warn": "!"}
 
 
 @lru_cache(maxsize=64)
@@ -30,23 +35,30 @@ def _columns(game: str, size: str) -> int:
         return 0
 
 
-def _draw(board: str, n: int) -> list[str]:
-    return [" ".join(board[r * n:(r + 1) * n]) for r in range(len(board) // n)] if n else []
-
-
-def _draw_board(game: str, board: str, size: str) -> list[str]:
-    """Betsy's board as rows (as it always was); any other game's with column numbers below."""
-    if game == "kings-horses":
-        from harness.games.kings_horses import Position, render
-
+def grid(game: str, board: str, size: str) -> tuple[str, int] | None:
+    """A board as drawn: its cells row by row from the top (``.``, ``x``, ``o``) and its width; None
+    when the board does not fit the size. A King's Horses board is drawn from its eight numbers."""
+    rules = get_game(game)
+    if rules.numbered_rows:  # a position on its own: drawn as far as its pieces go
         try:
-            return render(Position.from_text(None, "x", board)).splitlines()
-        except PositionError:
-            return []
+            position = rules.position("", "x", board)
+        except (ValueError, PositionError):
+            return None
+        return rules.picture(position, position), rules.columns(position)
     columns = _columns(game, size)
-    if not columns or len(board) % columns:
+    if not board or not columns or len(board) % columns:
+        return None
+    return board, columns
+
+
+def _draw_board(game: str, board: str, size: str, player: str) -> list[str]:
+    """A board for a terminal, drawn by its game (columns numbered, and rows where the game names
+    squares by row); empty when the board is not a position of that size."""
+    rules = get_game(game)
+    try:  # a position on its own (a King's Horses board without its game's band)
+        return str(rules.render(rules.position("" if rules.numbered_rows else size, player or "x", board))).splitlines()
+    except (ValueError, PositionError):
         return []
-    return _draw(board, columns) if game == "betsy" else render_grid(board, columns).splitlines()
 
 
 _NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
@@ -56,22 +68,6 @@ _NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
 def _answered(check: Check) -> bool:
     """Whether the check's evidence holds an answer (a board worth drawing)."""
     return not check.detail.startswith(_NO_ANSWER_VERDICTS) and check.id not in ("starts", "answers")
-
-
-def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
-    """How to fix a program that does not answer at all, from what it printed (empty if unknown);
-    ``answer_form`` is the game's answer line in words."""
-    stderr = check.stderr
-    if "SyntaxError" in stderr and "print" in stderr:
-        return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
-    if "SyntaxError" in stderr or "IndentationError" in stderr:
-        return "fix the syntax error shown on stderr"
-    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
-        return "a module it imports is not installed here: install it, or do without it"
-    if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
-        return (f"print the answer as the last line of stdout, '{answer_form}'; run the command above "
-                "yourself to see what happens")
-    return ""
 
 
 def _same_cause(check: Check) -> str:
@@ -95,18 +91,12 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     answer_form = _answer_form(report.game)
     lines = [report.verdict, f"program: {report.program}", ""]
     for name, category in report.categories.items():
-        status = {"pass": "pass", "fail": "FAIL", "not judged": "-"}[category.status]
-        if name == "tactics" and category.status == "fail":
-            status = "weak"
-        if name == "strength" and category.judged:
-            status = "info"
-        lines.append(f"  {name:<11} {status:<5} {category.summary}")
+        lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")
     groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
     for name, category in report.categories.items():
         for check in category.checks:
-            if name == "strength" and not verbose:
-                continue  # information, not faults: every move is in --json and --html
-            if check.judged and (not check.passed or (check.warning and verbose)):
+            status = category.status_of(check)
+            if status is Status.FAIL or (verbose and check.warning and status is Status.PASS):
                 groups.setdefault((("warning " if check.passed else "") + name, _same_cause(check)), []).append(
                     (name, check))
     warnings = [(name, check) for name, category in report.categories.items()
@@ -130,11 +120,14 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             others = [f"{other_name}/{other.id}" if other_name != name else other.id for other_name, other in group[1:]]
             also = f" (and {', '.join(others[:4])}{f' and {len(others) - 4} more' if len(others) > 4 else ''}: the same way)"
         lines.append(f"- {name}/{check.id}{also}: {check.detail}")
+        if check.slowest:
+            lines.append("    slowest : " + _slow_call(game, check.slowest[0]))
+            lines += [f"              {_slow_call(game, call)}" for call in check.slowest[1:]]
         if check.command:
             lines.append(f"    command : {check.command}")
         if check.board and _answered(check):
             lines.append(f"    position: {game.position_phrase(check.size, check.player)}")
-            lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size)]
+            lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size, check.player)]
         if check.printed:
             lines.append("    printed : " + check.printed[0])
             lines += [f"              {line}" for line in check.printed[1:]]
@@ -150,6 +143,13 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     if len(shown) > 40 and not verbose:
         lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
     return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
+
+
+def _slow_call(game: Game, call: dict[str, Any]) -> str:
+    """One of a time check's slowest calls: ``2.01 s, no answer: rules/n8-x-midgame (n = 8, x to move)``."""
+    answer = "answered" if call["answered"] else "no answer, stopped"
+    return (f"{call['seconds']:.2f} s, {answer}: {call['id']} "
+            f"({game.position_phrase(str(call['size']), str(call['player']))})")
 
 
 def _program_and_expected(game: Game, check: Check) -> tuple[str, str] | None:
@@ -211,86 +211,141 @@ def _strength_moves_table(game: Game, entry: dict[str, Any], replay_id: str) -> 
 
 def render_html(report: ValidationReport, base: Path | None = None) -> str:
     """A self-contained page (the project's style sheet and replay script inside it): verdict, a
-    summary table with links to the strength games, every check with its evidence (the position,
-    the program's board beside the right one, columns numbered), and a replay of each strength game.
-    Paths show relative to ``base`` (the program's folder), else as file names."""
+    summary table with links to the strength games, the failed checks first with their evidence
+    (the position, the program's board beside the right one, columns numbered), then every
+    category with its passed checks folded, and a replay of each strength game. Paths show
+    relative to ``base`` (the program's folder), else as file names."""
     with paths_relative_to(base):
         return _render_html(report)
+
+
+def _board_html(game: str, board: str, size: str, caption: str) -> str:
+    """A board as a table with numbered columns (and rows, where the game names squares by row),
+    under its caption; empty when the board does not fit the size."""
+    drawn = grid(game, board, size)
+    if drawn is None:
+        return ""
+    cells, n = drawn
+    rows = len(cells) // n
+    numbered = get_game(game).numbered_rows
+    lines_count = game == "betsy"  # Betsy's lines count in the top n rows only: shaded
+    corner = "<th></th>" if numbered else ""
+    parts = [f"<tr>{corner}{''.join(f'<th>{esc(column)}</th>' for column in range(1, n + 1))}</tr>"]
+    for r in range(rows):
+        top = " top" if lines_count and r < rows - 3 else ""
+        row = "".join(f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{top}">{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
+                      for ch in cells[r * n:(r + 1) * n])
+        parts.append(f"<tr>{f'<th>{esc(r + 1)}</th>' if numbered else ''}{row}</tr>")
+    return (f'<figure class="board"><figcaption>{esc(caption)}</figcaption>'
+            f'<table class="board">{"".join(parts)}</table></figure>')
+
+
+def _check_html(report: ValidationReport, category: Category, check: Check, opened: bool) -> str:
+    """One check: its status mark, id and detail, and its evidence folded under it."""
+    game = get_game(report.game)
+    status = category.status_of(check)
+    css = "warn" if status is Status.PASS and check.warning else STATUS_CSS[status]
+    parts = [f"<details id='{esc(_anchor(category.name, check.id))}' class='check'{' open' if opened else ''}>"
+             f"<summary class='{esc(css)}'>{esc(MARKS[css])} {esc(category.name)}/{esc(check.id)}: "
+             f"{esc(check.detail)}</summary>"]
+    if check.slowest:
+        rows = "".join(f"<tr><td class='num'>{esc(format(call['seconds'], '.2f'))}</td>"
+                       f"<td>{'answered' if call['answered'] else 'no answer, stopped'}</td><td>{esc(call['id'])}</td>"
+                       f"<td>{esc(game.position_phrase(str(call['size']), str(call['player'])))}</td></tr>"
+                       for call in check.slowest)
+        parts.append("<p>The slowest calls:</p><div class='scroll'><table class='data slowest'><thead><tr>"
+                     "<th class='num'>seconds</th><th>answer</th><th>check</th><th>position</th></tr></thead>"
+                     f"<tbody>{rows}</tbody></table></div>")
+    if check.command:
+        parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
+    if check.board:
+        shading = " (shaded: the top n rows, where lines count)" if report.game == "betsy" else ""
+        parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
+        boards = [_board_html(report.game, check.board, check.size, "asked")]
+        found = _program_and_expected(game, check)
+        note = ""
+        if found is not None:
+            printed, right = found
+            boards.append(_board_html(report.game, printed, check.size, "the program's board"))
+            if right:
+                boards.append(_board_html(report.game, right, check.size, "its move gives"))
+            else:
+                note = "<p>(its move is not legal here)</p>"
+        parts.append(f"<div class='boards'>{''.join(boards)}</div>{note}")
+    if check.printed:
+        cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
+        parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
+    if check.stderr.strip():
+        parts.append(f"<p>Stderr (end):</p><pre>{esc(check.stderr[-800:])}</pre>")
+    if check.expected:
+        parts.append(f"<p>Expected: {esc(check.expected)}</p>")
+    parts.append("</details>")
+    return "".join(parts)
+
+
+def _anchor(category: str, check_id: str) -> str:
+    return f"check-{category}-{check_id}"
 
 
 def _render_html(report: ValidationReport) -> str:
     game = get_game(report.game)
     betsy = report.game == "betsy"
-
-    def board_html(board: str, size: str, caption: str = "") -> str:
-        n = _columns(report.game, size)
-        if not board or not n or len(board) % n:
-            return ""
-        numbers = "".join(f"<th>{esc(column)}</th>" for column in range(1, n + 1))
-        rows = [f"<tr>{numbers}</tr>"]
-        for r in range(len(board) // n):
-            top = betsy and r < len(board) // n - 3  # Betsy's lines count in the top n rows only
-            cells = "".join(
-                f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{" top" if top else ""}">'
-                f'{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
-                for ch in board[r * n:(r + 1) * n]
-            )
-            rows.append(f"<tr>{cells}</tr>")
-        head = f"<caption>{esc(caption)}</caption>" if caption else ""
-        return f'<table class="board">{head}{"".join(rows)}</table>'
-
     games = report.strength.get("games") or []
     parts = [
         f"<h1>{esc(game.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
-        f"<p class='{'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
-        "<table class='summary'><tr><th>category</th><th>status</th><th>summary</th></tr>",
+        f"<p class='verdict {'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
+        "<div class='scroll'><table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th>"
+        "</tr></thead><tbody>",
     ]
-    css_of = {"pass": "pass", "fail": "fail", "not judged": "unjudged"}
     for name, category in report.categories.items():
-        status = "info" if name == "strength" and category.judged else category.status
-        parts.append(f"<tr><td><a href='#{esc(name)}'>{esc(name)}</a></td><td class='{esc(css_of.get(category.status))}'>"
-                     f"{esc(status)}</td><td>{esc(category.summary)}</td></tr>")
-    parts.append("</table>")
+        status = category.status
+        parts.append(f"<tr><td><a href='#{esc(name)}'>{esc(name)}</a></td>"
+                     f"<td class='status {esc(STATUS_CSS[status])}'>{esc(status.value)}</td>"
+                     f"<td>{esc(category.summary)}</td></tr>")
+    parts.append("</tbody></table></div>")
+    parts.append("<p class='muted'>Statuses: pass; fail (decides the exit status); weak (failed checks in a "
+                 "category that does not decide it); info (information, not pass/fail); not judged (no "
+                 "evidence to judge by, never a pass).</p>")
     if games:
         links = ", ".join(f"<a href='#game-{esc(number)}'>game {esc(number)}</a> (as {esc(entry['student_plays'])} "
                           f"against {esc(entry['opponent'])}, {esc(format(entry['score'], 'g'))})"
                           for number, entry in enumerate(games, 1))
         parts.append(f"<p>Replays of the strength games: {links}.</p>")
+    failed = [(category, check) for category in report.categories.values() for check in category.failed]
+    if failed:
+        worst = "fail" if any(category.status is Status.FAIL for category, _ in failed) else "weak"
+        parts.append(f"<h2 id='failed' class='{worst}'>Failed checks ({esc(len(failed))})</h2>")
+        parts += [_check_html(report, category, check, True) for category, check in failed]
     for name, category in report.categories.items():
-        parts.append(f"<h2 id='{esc(name)}' class='{esc(css_of[category.status])}'>{esc(name)}: "
-                     f"{esc(category.summary)}</h2>")
-        for check in category.checks:
-            css = ("unjudged" if not check.judged else "fail" if not check.passed
-                   else "warn" if check.warning else "pass")
-            mark = {"unjudged": "–", "fail": "✗", "warn": "!", "pass": "✓"}[css]
-            parts.append(f"<details{' open' if css == 'fail' and name != 'strength' else ''}>"
-                         f"<summary class='{esc(css)}'>{esc(mark)} {esc(check.id)}: {esc(check.detail)}</summary>")
-            if check.command:
-                parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
-            if check.board:
-                shading = " (shaded: the top n rows, where lines count)" if betsy else ""
-                parts.append(f"<p>Position: {esc(game.position_phrase(check.size, check.player))}{shading}</p>")
-                parts.append(board_html(check.board, check.size, "asked"))
-                boards = _program_and_expected(game, check)
-                if boards is not None:
-                    printed, right = boards
-                    parts.append(board_html(printed, check.size, "the program's board"))
-                    parts.append(board_html(right, check.size, "the board its move gives") if right
-                                 else "<p>(its move is not legal here)</p>")
-            if check.printed:
-                cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
-                parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
-            if check.stderr.strip():
-                parts.append(f"<p>Stderr (end):</p><pre>{esc(check.stderr[-800:])}</pre>")
-            if check.expected:
-                parts.append(f"<p>Expected: {esc(check.expected)}</p>")
-            parts.append("</details>")
+        status = category.status
+        parts.append(f"<h2 id='{esc(name)}' class='{esc(STATUS_CSS[status])}'>{esc(name)}: {esc(status.value)}</h2>"
+                     f"<p class='category-summary'>{esc(category.summary)}</p>")
+        if category.failed:
+            links = ", ".join(f"<a href='#{esc(_anchor(name, check.id))}'>{esc(check.id)}</a>"
+                              for check in category.failed)
+            parts.append(f"<p class='fail'>Failed ({esc(len(category.failed))}, shown above): {links}</p>")
+        shown = [check for check in category.checks if category.status_of(check) is not Status.FAIL]
+        warned = [check for check in shown if check.warning]
+        for check in warned:
+            parts.append(_check_html(report, category, check, False))
+        rest = [check for check in shown if not check.warning]
+        passed = [check for check in rest if category.status_of(check) is Status.PASS]
+        if category.role is Role.INFO or len(rest) <= 3:
+            parts += [_check_html(report, category, check, False) for check in rest]
+        else:
+            others = [check for check in rest if category.status_of(check) is not Status.PASS]
+            parts += [_check_html(report, category, check, False) for check in others]
+            if passed:
+                parts.append(f"<details class='group'><summary class='pass'>{esc(MARKS['pass'])} {esc(len(passed))} "
+                             "passed checks</summary>"
+                             + "".join(_check_html(report, category, check, False) for check in passed)
+                             + "</details>")
     if games:
         parts.append("<h2 id='games'>Strength games</h2>")
     size = str(report.strength.get("size", ""))
     columns = _columns(report.game, size)
     for number, entry in enumerate(games, 1):
-        end = (f"adjudicated at the ply cap: {entry['adjudication']['why']}" if entry["adjudication"]
+        end = (f"stopped at the ply cap and adjudicated: {entry['adjudication']['why']}" if entry["adjudication"]
                else entry["reason"])
         parts.append(f"<details id='game-{esc(number)}'><summary>game {esc(number)}: the program as "
                      f"{esc(entry['student_plays'])} against {esc(entry['opponent'])}, score "
@@ -301,7 +356,7 @@ def _render_html(report: ValidationReport) -> str:
             parts.append(replay_html(replay_id, steps, columns, columns if betsy else 0, 0,
                                      _strength_moves_table(game, entry, replay_id)))
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
-        parts.append(board_html(last, size, "final board") + "</details>")
+        parts.append(_board_html(report.game, last, size, "final board") + "</details>")
     return page(f"{game.title} validation", "\n".join(parts), None, scripts=bool(games))
 
 

@@ -34,8 +34,20 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     fi
     touch "$STAMP"
 fi
-# System packages some parts need, installed where we may (root with apt-get); elsewhere a note.
-# apt_install PACKAGE WHAT IF_FAILED IF_MISSING
+# System packages some parts need, installed where we may (root with apt-get); elsewhere a note. What the
+# tests need (ARENA_TEST_PARTS=1, set by scripts/test) is required on CI (CI=1, set by .ci/run): there a
+# part that cannot be installed stops the run in one line, where elsewhere its tests skip.
+TESTS="${ARENA_TEST_PARTS:-0}"
+on_ci() { case "${CI:-}" in ""|0|false|False|FALSE) return 1 ;; *) return 0 ;; esac; }
+# missing LEVEL WHAT CONSEQUENCE FIX: one line (LEVEL note or warning); for CI's tests an error that stops the run.
+missing() {
+    if [ "$TESTS" = 1 ] && on_ci; then
+        echo "error: $2, and CI runs every test; $4" >&2
+        exit 2
+    fi
+    echo "$1: $2, so $3; $4" >&2
+}
+# apt_install PACKAGE WHAT CONSEQUENCE FIX: install PACKAGE (needed for WHAT), or say what that means.
 apt_install() {
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "installing $1 ($2) with apt-get ..." >&2
@@ -43,24 +55,31 @@ apt_install() {
         if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" \
                || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1"; }; } \
                >"$APT_LOG" 2>&1; then
-            echo "warning: installing $1 failed (log: $APT_LOG); $3" >&2
+            missing warning "installing $1 ($2) failed" "$3" "apt-get's log: $APT_LOG"
         fi
     else
-        echo "note: $1 is not installed, so $4" >&2
+        missing note "$1 ($2) is not installed" "$3" "install it: $4"
     fi
 }
 # The engine sandbox (harness/sandbox.py) needs bubblewrap.
 if ! command -v bwrap >/dev/null 2>&1; then
     apt_install bubblewrap "the engine sandbox" "engines run without the sandbox" \
-        "engines run without the sandbox; install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)"
+        "sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)"
 fi
-# The HTML reports' tests drive Debian's chromium through playwright (scripts/test asks for it; playwright
-# never downloads a browser of its own here); without it they skip.
-if [ "${ARENA_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
-    apt_install chromium "for the HTML reports' browser tests" "the browser tests skip" \
-        "the HTML reports' browser tests skip; install it: sudo apt-get install chromium"
+if [ "$TESTS" = 1 ]; then
+    # The HTML reports' tests drive Debian's chromium through playwright (playwright never downloads a
+    # browser of its own here).
+    command -v chromium >/dev/null 2>&1 || apt_install chromium "the HTML pages' browser tests" \
+        "those tests skip" "sudo apt-get install chromium"
+    # The cluster benchmark's engine in C (scripts/sleepy_connect4.c) is built in a test.
+    { command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1; } || apt_install gcc \
+        "a C compiler for the cluster benchmark's engine" "its test skips" "sudo apt-get install gcc"
+    # A sandbox test links a student's folder to the system's own Python.
+    [ -x /usr/bin/python3 ] || apt_install python3 "the system Python in /usr/bin" \
+        "a sandbox test skips" "sudo apt-get install python3"
 fi
-# The exact n = 3 tables (about 10 s, once per machine; engines search where there is none).
+# The exact n = 3 tables (about 10 s, once per machine; engines search where there is none; the tests
+# build their own where there is none).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
 # All The King's Horses near the corner (row + col <= 24: about a minute and 1.5 GB, once per machine; the
 # smaller row + col <= 20 where memory is short; the solver searches where there is none, with the same answers).

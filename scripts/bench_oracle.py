@@ -1,4 +1,4 @@
-"""Move quality against solved positions: ../shared/data/betsy3_oracle_sample.jsonl.
+"""Move quality against solved positions: ../shared/data/betsy3_oracle_sample.jsonl (or tests/data/'s 50).
 
 Each line holds an n = 3 position, its exact value (1: the side to move wins, 0: draw) and the moves
 that keep that value (`good`). The engine is run through the referee, exactly as in a game, with the
@@ -25,7 +25,9 @@ from harness.engines import resolve_engine  # noqa: E402
 from harness.games.betsy import Position  # noqa: E402
 from harness.referee import ask  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "betsy3_oracle_sample.jsonl"
+FULL_DATA = ROOT.parent / "shared" / "data" / "betsy3_oracle_sample.jsonl"
+"""All 300 positions, where they lie beside the repository; elsewhere the 50 of tests/data/."""
+DEFAULT_DATA = FULL_DATA if FULL_DATA.is_file() else ROOT / "tests" / "data" / "betsy3_oracle_sample.jsonl"
 
 
 def main() -> None:

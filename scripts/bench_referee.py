@@ -1,10 +1,14 @@
 """Benchmark the referee's overhead per engine call, without and with the sandbox.
 
-Runs the random engine for one move three ways, interleaved over many calls in the same run: a bare
-`subprocess.run` of the argv, `harness.referee.ask` without the sandbox, and `ask` inside the
-bubblewrap sandbox. Prints the median and mean wall time per call of each. Goals: referee / bare
-<= 1.05 (medians); sandboxed - bare <= 15 ms (medians). Then what the sandbox's plan of a command
-(whose program, what to bind) costs at its first call and, cached, at every later one.
+Runs the random engine for one move, interleaved over many calls in the same run: a bare
+`subprocess.run` of the argv; `harness.referee.ask` without the sandbox in a process that holds the
+engine's limits itself, as a tournament's pool worker does (`referee`: the engine inherits them);
+and `ask` inside the bubblewrap sandbox. Then, in a round of its own against bare calls, `ask`
+without the sandbox for limits this process does not hold, as in `match`, `validate` or a cluster
+worker (`prlimit`: the engine starts through `prlimit ... --`, one exec more). Prints the median and
+mean wall time per call of each. Goals: referee / bare <= 1.05 (medians); sandboxed - bare <= 15 ms
+(medians). Then what the sandbox's plan of a command (whose program, what to bind) costs at its
+first call and, cached, at every later one.
 
 Usage: .venv/bin/python scripts/bench_referee.py [--calls 100] [--n 5]
 """
@@ -19,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from harness.engines import builtin_engine  # noqa: E402
 from harness.games.betsy import initial_position  # noqa: E402
 from harness.protocol import Verdict, engine_argv  # noqa: E402
-from harness.referee import Limits, ask  # noqa: E402
+from harness.referee import Limits, ask, inherit_limits  # noqa: E402
 from harness.programs import program_of  # noqa: E402
 from harness.sandbox import plan_for, probe  # noqa: E402
 
@@ -61,19 +66,14 @@ def main() -> None:
         assert result.verdict is Verdict.OK, result
         return elapsed
 
-    runs = {
-        "bare": bare,
-        "referee": lambda: refereed(Limits(sandbox=False)),
-        "sandboxed": lambda: refereed(Limits(sandbox=True)),
-    }
-    times: dict[str, list[float]] = {label: [] for label in runs}
-    for run in runs.values():
-        run()  # warm caches
-    order = list(runs)
-    for i in range(args.calls):
-        # Rotate the order so that no way always runs right after another.
-        for label in order[i % 3:] + order[:i % 3]:
-            times[label].append(runs[label]())
+    inherit_limits(Limits())  # as a tournament's pool worker without the sandbox
+    elsewhere = Limits(sandbox=False, file_bytes=(64 << 20) - 4096)  # limits this process does not hold
+    # Two rounds, each rotating its own ways: prlimit's extra exec, run among the others, slows the
+    # call after it (about 2 % on the referee's figure here).
+    times = rotated({"bare": bare, "referee": lambda: refereed(Limits(sandbox=False)),
+                     "sandboxed": lambda: refereed(Limits(sandbox=True))}, args.calls)
+    with_prlimit = rotated({"bare": bare, "prlimit": lambda: refereed(elsewhere)}, args.calls)
+    times["prlimit"] = with_prlimit["prlimit"]
     for label, values in times.items():
         print(f"{label:<10} median {statistics.median(values) * 1000:6.2f} ms   "
               f"mean {statistics.fmean(values) * 1000:6.2f} ms   ({len(values)} calls)")
@@ -81,9 +81,25 @@ def main() -> None:
     mean = {label: statistics.fmean(values) for label, values in times.items()}
     print(f"referee / bare:   median {median['referee'] / median['bare']:.3f}, "
           f"mean {mean['referee'] / mean['bare']:.3f}   goal <= 1.05")
+    own_bare = statistics.median(with_prlimit["bare"]), statistics.fmean(with_prlimit["bare"])
+    print(f"prlimit / bare:   median {median['prlimit'] / own_bare[0]:.3f}, "
+          f"mean {mean['prlimit'] / own_bare[1]:.3f}   (its own round's bare calls)")
     print(f"sandboxed - bare: median {(median['sandboxed'] - median['bare']) * 1000:+.2f} ms, "
           f"mean {(mean['sandboxed'] - mean['bare']) * 1000:+.2f} ms   goal <= +15 ms")
     plans(spec.command)
+
+
+def rotated(runs: dict[str, Callable[[], float]], calls: int) -> dict[str, list[float]]:
+    """Each way's wall times over ``calls`` rounds, the order rotated so that no way always runs
+    right after another (after one warm-up call each)."""
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    for run in runs.values():
+        run()
+    order = list(runs)
+    for i in range(calls):
+        for label in order[i % len(order):] + order[:i % len(order)]:
+            times[label].append(runs[label]())
+    return times
 
 
 def plans(builtin: tuple[str, ...]) -> None:

@@ -9,8 +9,15 @@ them. Goals (means): End-Easy < 0.5 ms, Middle-Easy < 2 ms, Middle-Medium < 300 
 ``--timeout`` stops a set after that many seconds (between positions); ``--position-timeout``
 abandons a single position after that many seconds (counted as timed out, not as solved).
 
+``--by-depth 0,2,4,...`` measures instead what a position costs by the number of discs played: for
+each depth, ``--per-depth`` positions reached by random play from the empty 7 x 6 board (seeded,
+games not over), each solved by a fresh Solver, with ``--position-timeout`` (default 60 s); it
+prints the median and the slowest time, and how many did not finish. docs/connect4.md has the table.
+
 Usage: .venv/bin/python scripts/bench_solver.py [--sets End-Easy,Middle-Easy] [--limit K]
        [--timeout SECONDS] [--position-timeout SECONDS] [--data DIR]
+       .venv/bin/python scripts/bench_solver.py --by-depth 0,4,8,12,16,20,24 [--per-depth K]
+       [--position-timeout SECONDS] [--seed S]
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ SETS = {
 """Pons's names for his sets, and their files."""
 DEFAULT_SETS = ("End-Easy", "Middle-Easy", "Middle-Medium", "Begin-Easy")
 """The sets that finish in minutes; Begin-Medium takes about half an hour, Begin-Hard far longer."""
-DATA = ROOT.parent / "shared" / "data" / "connect4" / "pons"
+FULL_DATA = ROOT.parent / "shared" / "data" / "connect4" / "pons"
+"""The full sets, where they lie beside the repository; elsewhere the committed samples (tests/data/)."""
+DATA = FULL_DATA if FULL_DATA.is_dir() else ROOT / "tests" / "data" / "pons"
 
 
 class PositionTimeout(Exception):
@@ -90,19 +99,100 @@ def bench_set(path: Path, limit: int | None, timeout: float | None, position_tim
     }
 
 
+def random_positions(depth: int, count: int, seed: int) -> list[str]:
+    """``count`` positions of ``depth`` discs reached by random play on 7 x 6 in which neither side
+    has a playable winning cell (random play soon leaves one, and such a position is solved at
+    once: these are the quiet positions a person would ask about)."""
+    import random
+
+    from engines.connect4_solver import from_columns, winning_cells
+
+    rng = random.Random(f"{seed}:{depth}")
+    probe = Solver(7, 6)
+    bottom, board = probe._bottom, probe._board
+    found: list[str] = []
+    for _ in range(1000 * count):  # fewer when there are fewer distinct positions (one of 0 discs)
+        if len(found) == count:
+            break
+        moves: list[int] = []
+        heights = [0] * 7
+        while len(moves) < depth:
+            move = rng.choice([c for c in range(1, 8) if heights[c - 1] < 6])
+            heights[move - 1] += 1
+            moves.append(move)
+            state = from_columns(moves, 7, 6)
+            playable = (state.mask + bottom) & board
+            if (winning_cells(state.current, board & ~state.mask, 6) & playable
+                    or winning_cells(state.current ^ state.mask, board & ~state.mask, 6) & playable):
+                break
+        else:
+            text = "".join(str(move) for move in moves)
+            if text not in found:
+                found.append(text)
+    return found
+
+
+def bench_depths(depths: list[int], per_depth: int, position_timeout: float, seed: int) -> int:
+    """Time ``per_depth`` random positions at each depth; print one row per depth: the median and
+    slowest wall time (a position stopped at the timeout counts as slower than it), the median
+    nodes of those solved (the same on any machine) and the node rate."""
+    print(f"{'discs':>5} {'positions':>9} {'solved':>6} {'median s':>9} {'slowest s':>9} {'median nodes':>12} "
+          f"{'nodes/s':>9}")
+    for depth in depths:
+        times, counts, nodes, stopped = [], [], 0, 0
+        for text in random_positions(depth, per_depth, seed):
+            solver = Solver(7, 6)
+            start = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, position_timeout)
+            try:
+                solver.solve(parse_moves(text, 7, 6))
+            except PositionTimeout:
+                stopped += 1
+                times.append(float("inf"))
+                continue
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            times.append(time.perf_counter() - start)
+            counts.append(solver.nodes)
+            nodes += solver.nodes
+        times.sort()
+        counts.sort()
+        finite = [t for t in times if t != float("inf")]
+        median = times[len(times) // 2]
+        shown = lambda t: f">{position_timeout:g}" if t == float("inf") else f"{t:.3f}"  # noqa: E731
+        rate = nodes / sum(finite) if finite and sum(finite) else 0.0
+        median_nodes = f"{counts[len(counts) // 2]:,}" if counts else "-"
+        print(f"{depth:>5} {len(times):>9} {len(finite):>6} {shown(median):>9} {shown(times[-1]):>9} "
+              f"{median_nodes:>12} {rate:>9,.0f}", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(DEFAULT_SETS), help=f"comma-separated, of: {', '.join(SETS)}")
     parser.add_argument("--limit", type=int, help="only the first K positions of each set")
     parser.add_argument("--timeout", type=float, help="seconds per set; the set stops after the position running then")
     parser.add_argument("--position-timeout", type=float, help="seconds per position; slower positions are skipped")
-    parser.add_argument("--data", type=Path, default=DATA, help="directory of Pons's Test_L*_R* files")
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help=f"directory of Pons's Test_L*_R* files (default {DATA}: the full sets beside the "
+                             f"repository, else the samples in tests/data/pons)")
+    parser.add_argument("--by-depth", help="comma-separated disc counts: time random positions of each instead")
+    parser.add_argument("--per-depth", type=int, default=5, help="positions per depth with --by-depth")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random positions with --by-depth")
     args = parser.parse_args(argv)
+    if args.by_depth:
+        signal.signal(signal.SIGALRM, _alarm)
+        print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+        depths = [int(part) for part in args.by_depth.split(",")]
+        status = bench_depths(depths, args.per_depth, args.position_timeout or 60.0, args.seed)
+        print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return status
     names = [name.strip() for name in args.sets.split(",") if name.strip()]
     unknown = [name for name in names if name not in SETS]
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
     signal.signal(signal.SIGALRM, _alarm)
+    print(f"data: {args.data}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     header = f"{'set':<14} {'file':<10} {'positions':>11} {'timed out':>9} {'mismatch':>8} {'mean ms':>9} " \
              f"{'max ms':>9} {'cpu ms':>9} {'pos/s':>9} {'nodes/s':>9}"

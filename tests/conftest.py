@@ -6,11 +6,14 @@ import contextlib
 import importlib.util
 import io
 import os
+import select
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -41,6 +44,28 @@ def run_program(argv: list[str], timeout: float = 60, input: str | None = None) 
                           stdin=None if input is not None else subprocess.DEVNULL)
 
 
+def run_counting_cpu(argv: list[str], timeout: float = 60) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run a program to completion like run_program; also the CPU seconds it used (user + system, as
+    the kernel counts them for it: a loaded machine stretches a program's wall time, not this)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
+        pidfd = os.pidfd_open(process.pid)  # readable once it exits; wait4 then reaps it with its usage
+        try:
+            ended = select.select([pidfd], [], [], timeout)[0]
+        finally:
+            os.close(pidfd)
+        if not ended:
+            process.kill()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if not ended:
+            raise subprocess.TimeoutExpired(argv, timeout)
+        out.seek(0)
+        err.seek(0)
+        result = subprocess.CompletedProcess(argv, process.returncode, out.read().decode(), err.read().decode())
+    return result, usage.ru_utime + usage.ru_stime
+
+
 def load_script(name: str) -> ModuleType:
     """The module of ``scripts/NAME.py`` (scripts are not a package), loaded afresh."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
@@ -62,15 +87,90 @@ def no_tablebase(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("BETSY_TABLES", str(tmp_path_factory.mktemp("no-tables")))
 
 
+def on_ci() -> bool:
+    """Whether this run is CI's (the CI variable set and not 0 or false; .ci/run sets CI=1)."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def cannot_run_here(reason: str) -> NoReturn:
+    """Skip this test for a part this machine lacks (``reason`` names it and how to get it); on CI,
+    which must have every part, fail instead."""
+    if on_ci():
+        pytest.fail(f"CI must run this test, but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder with the exact n = 3 table (mover priority): this machine's, or one built for this
+    run (about 10 s) where scripts/build_tablebase.py has not built one."""
+    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
+    if os.path.exists(os.path.join(default, "betsy3-mover.tb")):
+        return default
+    from engines.tablebase import build
+
+    folder = tmp_path_factory.mktemp("n3-tables")
+    build(3, "mover", folder / "betsy3-mover.tb")
+    return str(folder)
+
+
 def require_sandbox() -> None:
-    """Skip (with the reason) where the bubblewrap sandbox cannot run; in CI, fail instead."""
+    """Skip (with the reason) where the bubblewrap sandbox cannot run; on CI, fail instead."""
     from harness.sandbox import probe
 
     works, why = probe()
     if not works:
-        if os.environ.get("CI"):
-            pytest.fail(f"the sandbox must run in CI, but {why}")
-        pytest.skip(f"sandbox not usable here: {why} (scripts/test installs bubblewrap when it can)")
+        cannot_run_here(f"the sandbox cannot run here: {why} (scripts/test installs bubblewrap when it can)")
+
+
+SKIPS_ALLOWED = ROOT / "tests" / "skips_allowed.txt"
+"""Reasons a test may skip on CI, one per line (a skip's reason must start with one)."""
+_SKIPS: list[tuple[str, str]] = []
+"""(test id, reason) of every skip of this run, as the reports reach this process."""
+
+
+def allowed_skip_reasons() -> list[str]:
+    return [line.strip() for line in SKIPS_ALLOWED.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        _SKIPS.append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _note_skip(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note_skip(report)
+
+
+def _unallowed_skips() -> list[tuple[str, str]]:
+    allowed = allowed_skip_reasons()
+    return [(test, reason) for test, reason in _SKIPS if not any(reason.startswith(a) for a in allowed)]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """On CI, a skip whose reason is not on tests/skips_allowed.txt fails the run."""
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: its controller judges
+        return
+    if on_ci() and _unallowed_skips() and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The skip count, always; on CI, each skip that fails the run."""
+    unallowed = _unallowed_skips()
+    terminalreporter.write_line(f"skipped tests: {len(_SKIPS)} ({len(_SKIPS) - len(unallowed)} for a reason on "
+                                f"tests/skips_allowed.txt)")
+    if on_ci():
+        for test, reason in unallowed:
+            terminalreporter.write_line(f"CI fails on this skip (its reason is not on tests/skips_allowed.txt): "
+                                        f"{test}: {reason}", red=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -113,6 +213,30 @@ def live_descendants() -> dict[int, dict[str, str]]:
         if not status[pid].get("State", "").startswith("Z"):
             found[pid] = status[pid]
     return found
+
+
+def command_line(pid: int) -> str:
+    """The command line of process ``pid``, its arguments joined by spaces ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def assert_nothing_left(before: set[int], scratch: Path | None = None, patience: float = 15) -> None:
+    """Within ``patience`` seconds, no process this test started since ``before`` (pids of
+    live_descendants) is alive, escaped ones included (this process is a child subreaper), and the
+    scratch root ``scratch`` (the $TMPDIR given to the command) is empty: a pool worker stops its
+    engine, removes its folders and exits."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = {pid: command_line(pid) for pid in live_descendants() if pid not in before}
+        folders = sorted(os.listdir(scratch)) if scratch is not None else []
+        if (not left and not folders) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert left == {}
+    assert folders == []
 
 
 def namespaced_processes() -> set[int]:

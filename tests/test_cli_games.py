@@ -9,14 +9,12 @@ import pytest
 
 from conftest import ARENA, run_program
 
-PONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "pons"
+PONS = Path(__file__).resolve().parent / "data" / "pons"
 
 
 def test_solve_prints_pons_scores_for_his_end_easy_lines() -> None:
-    source = PONS / "Test_L3_R1"
-    if not source.is_file():
-        pytest.skip(f"Pons's test sets are not beside this clone ({source} missing)")
-    lines = source.read_text().splitlines()[:20]
+    lines = (PONS / "Test_L3_R1").read_text().splitlines()
+    assert len(lines) == 50
     result = run_program([ARENA, "solve"], input="\n".join(line.split()[0] for line in lines) + "\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == lines
@@ -38,7 +36,8 @@ def test_solve_scores_positions_of_our_own() -> None:
     (["solve", "--size", "10x6"], "", "invalid --size '10x6': Pons's notation has one digit per move, so widths up to 9"),
     (["solve", "--size", "3x3"], "",
      "invalid --size '3x3': width and height from 4 to 12 are supported, e.g. 8x8 or 7x6"),
-    (["solve", "--game", "betsy"], "", "invalid --game 'betsy': arena solve solves connect4 positions"),
+    (["solve", "--game", "betsy"], "", "invalid --game 'betsy': 'betsy' is not one of 'connect4'; usage: arena solve "
+                                       "[OPTIONS] [FILE] (see arena solve --help)"),
     (["solve", "/nonexistent/positions.txt"], "",
      "no positions file at /nonexistent/positions.txt; check the path, or pipe positions in"),
 ])

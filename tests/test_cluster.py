@@ -40,7 +40,7 @@ from harness.schedule import ScheduledGame, schedule
 from harness.store import Store, file_sha256
 from harness.tournament import run_tournament
 from harness.verify import RecordRefused
-from tests.conftest import ROOT, run_program
+from tests.conftest import ROOT, assert_nothing_left, cannot_run_here, live_descendants, run_program
 
 ARENA = str(Path(sys.executable).parent / "arena")
 DASK = str(Path(sys.executable).parent / "dask")
@@ -158,7 +158,7 @@ def test_the_benchmarks_sleepy_engine_answers_legally(flavour: str, tmp_path: Pa
     if flavour == "c":
         compiled = compile_engine(tmp_path)
         if compiled is None:
-            pytest.skip("no C compiler (cc) to build scripts/sleepy_connect4.c")
+            cannot_run_here("no C compiler (cc) to build scripts/sleepy_connect4.c (scripts/test installs gcc when it can)")
         engine = compiled
     rules = get_game("connect4")
     column_1_full = rules.initial("7x6")
@@ -383,6 +383,7 @@ engines:
     argv = [ARENA, "tournament", str(config), "--db", str(db), "--cluster", address, "--cluster-certs",
             str(dask_cluster.certs), "--no-progress"]
 
+    before = set(live_descendants())  # the scheduler and the workers
     first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
     try:
         wait_for_games(db, 2, first)
@@ -416,7 +417,8 @@ engines:
     assert len(ids) == len(set(ids)) == 10
     assert orphans == 0 and plies == moves
     assert workers[0].poll() is not None
-    log = db.with_suffix(".log").read_text()
+    assert_nothing_left(before)  # no engine of either coordinator or of the killed worker runs on
+    log = db.with_name(db.name + ".log").read_text()
     assert "left the cluster; its games in progress are played again on the others" in log
 
 
@@ -563,7 +565,7 @@ def test_cluster_certs_in_a_config_resolve_against_its_folder_and_an_incomplete_
     assert (result.returncode, result.stderr) == (
         2, f"arena: error: cluster_certs: {folder} has no ca.pem (an incomplete set); make a set with: arena cluster "
            f"certs {folder}, or copy the whole set made for the cluster there\n")
-    assert not db.exists() and not db.with_suffix(".log").exists()
+    assert not db.exists() and not db.with_name(db.name + ".log").exists()
     elsewhere = make_certs(tmp_path / "elsewhere")
     given = subprocess.run([ARENA, "tournament", str(config), "--db", str(db), "--no-progress", "--cluster-certs",
                             "elsewhere"], capture_output=True, text=True, timeout=60, cwd=tmp_path,
@@ -862,7 +864,7 @@ def test_a_worker_that_forges_results_is_refused_and_its_games_are_played_again_
             warnings = [line for line in result.stderr.splitlines() if "refused a result" in line]
             assert len(warnings) == 1 and warnings[0].startswith(f"arena: warning: refused a result from worker {rogue} (")
             assert warnings[0].endswith("); it gets no more games of this run")
-            log = db.with_suffix(".log").read_text().splitlines()
+            log = db.with_name(db.name + ".log").read_text().splitlines()
             refusals = [line for line in log if f"refused the result from worker {rogue}: " in line]
             assert len(refusals) == len(calls)
             for _, kind in calls:

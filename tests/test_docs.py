@@ -20,7 +20,7 @@ from harness.games import connect4
 from harness.games.betsy import MAX_N, PLAYERS, Position, geometry
 from harness.games.errors import PositionError
 
-from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, run_program
+from tests.conftest import ARENA, ROOT, SEED_BOARD, TYPO_BOARD, cannot_run_here, run_program
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -185,20 +185,6 @@ def _betsy_example() -> tuple[list[str], list[str]]:
     return examples[0]
 
 
-@pytest.fixture(scope="module")
-def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A folder with the n = 3 tables: this machine's, or built for the test (about 10 s)."""
-    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
-    if os.path.exists(os.path.join(default, "betsy3-mover.tb")):
-        return default
-    pytest.importorskip("numpy")
-    from engines.tablebase import build
-
-    folder = tmp_path_factory.mktemp("tables")
-    build(3, "mover", folder / "betsy3-mover.tb")
-    return str(folder)
-
-
 def test_readme_betsy_example_with_tables(python: str, n3_tables: str, monkeypatch: pytest.MonkeyPatch) -> None:
     args, shown = _betsy_example()
     monkeypatch.setenv("BETSY_TABLES", n3_tables)
@@ -230,6 +216,103 @@ def test_readme_solve_example_is_what_the_program_prints() -> None:
         result = run_program([ARENA, "solve", *args], input=stdin)
         assert result.returncode == 0, result.stderr
         assert printed(result) == shown
+
+
+CLONE = "/home/you/betsy-arena"
+"""Where the README's outputs put the clone, in absolute paths they show."""
+
+
+def shown_prefix(shown: list[str]) -> list[str]:
+    """The lines an example shows before its ``...`` (all of them when it has none), with the clone's
+    path as this checkout's."""
+    lines = shown[:shown.index("...")] if "..." in shown else shown
+    return [line.replace(CLONE, str(ROOT)) for line in lines]
+
+
+@pytest.mark.slow
+def test_readme_validate_examples_print_what_the_readme_shows() -> None:
+    examples = command_examples(read(README), "scripts/arena validate")
+    assert len(examples) == 2, "the README shows the Betsy example and a missing program"
+    for args, shown in examples:
+        result = run_program([ARENA, "validate", *args], timeout=600)
+        expected_status = 2 if shown[0].startswith("arena: error:") else 0 if shown[0].startswith("PASS") else 1
+        assert result.returncode == expected_status, (args, result.stderr)
+        lines = printed(result)
+        assert lines[:len(shown_prefix(shown))] == shown_prefix(shown), f"README example `arena validate {' '.join(args)}`"
+
+
+def shell_commands(text: str, program: str) -> list[list[str]]:
+    """The argv after ``scripts/arena PROGRAM`` of each line of the README's ``sh`` blocks."""
+    found = []
+    for block in re.findall(r"^```sh\n(.*?)\n```", text, re.M | re.S):
+        for line in block.splitlines():
+            if line.startswith(f"scripts/arena {program} "):
+                found.append(shlex.split(line.split("  #", 1)[0])[2:])
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", ["validate", "match"])
+def test_readme_validate_and_match_commands_run_on_a_fresh_clone(program: str, tmp_path: Path) -> None:
+    """Each command runs as written from the top of a clone (here: a folder holding the clone's
+    docs/examples), writes where it says, and ends as a passing program or a played match does."""
+    import shutil
+
+    shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
+    commands = [args for args in shell_commands(read(README), program) if "kings-horses" not in args]
+    assert len(commands) >= 2
+    for args in commands:
+        result = subprocess.run([ARENA, program, *args], capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                                stdin=subprocess.DEVNULL)
+        assert result.returncode == 0, (args, result.stdout[-2000:], result.stderr)
+        if "--html" in args:
+            page = tmp_path / args[args.index("--html") + 1]
+            assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+            assert page.parent == tmp_path / "results"  # an example writes into results/, never into the project
+    assert sorted(path.name for path in tmp_path.iterdir()) == (["docs", "results"] if program == "validate" else ["docs"])
+
+
+@pytest.mark.slow
+def test_readme_sprt_example_has_the_form_shown_and_says_what_varies(tmp_path: Path) -> None:
+    text = read(README)
+    (args, shown), = command_examples(text, "scripts/arena sprt")
+    assert "vary from run to run" in text[:text.index("$ scripts/arena sprt")][-600:]
+    result = subprocess.run([ARENA, "sprt", *args], capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == shown[0]
+    line = r"pairs +\d+  pentanomial \[\d+, \d+, \d+, \d+, \d+\]  LLR [+-]\d+\.\d\d \(-2\.94, \+2\.94\)  Elo .*"
+    assert all(re.fullmatch(line, text) for text in lines[1:-1]), lines
+    assert re.fullmatch(r"H1 accepted: greedy is stronger than random by about 100 Elo or more \(LLR \+\d\.\d\d >= "
+                        r"\+2\.94 after \d+ pairs\)", lines[-1]), lines[-1]
+    for example in shown[1:]:  # the shown lines have the same form
+        assert example == "..." or re.fullmatch(line, example) or example.startswith("H1 accepted: ")
+
+
+@pytest.mark.slow
+def test_readme_kings_horses_example_is_correct_and_fails_only_on_time_if_at_all() -> None:
+    args, = shell_commands(read(README), "validate --game kings-horses")
+    result = run_program([ARENA, "validate", *args], timeout=600)
+    lines = result.stdout.splitlines()
+    assert result.returncode in (0, 1), result.stderr
+    assert lines[0].startswith("PASS" if result.returncode == 0 else "FAIL: time (first failure: band-"), lines[0]
+    for category in ("protocol", "correctness", "moves"):
+        assert any(line.split()[:2] == [category, "pass"] for line in lines), category
+
+
+def test_example_programs_answer_the_protocol_in_folders_of_their_own() -> None:
+    examples = DOCS / "examples"
+    assert sorted(path.name for path in examples.iterdir()) == ["betsy", "connect4", "kings-horses"]
+    for folder, program, argv, answer in (
+            ("betsy", "betsy.py", ["3", "o", SEED_BOARD, "5"], "2 ...x..o.oxooxxxoxo"),
+            ("connect4", "c4.py", ["7x6", "x", "...............................ooo....xxx.", "1"],
+             "3 ...............................ooo...xxxx."),
+            ("kings-horses", "bestmove.py", ["BLACK", "2", "2", "3", "3", "1", "2", "3", "1"], "BLACK WILL WIN")):
+        assert [path.name for path in (examples / folder).iterdir()] == [program]
+        assert os.access(examples / folder / program, os.X_OK)
+        result = run_program([str(examples / folder / program), *argv])
+        assert (result.returncode, result.stdout, result.stderr) == (0, answer + "\n", "")
 
 
 def yaml_blocks(text: str) -> list[str]:
@@ -659,7 +742,7 @@ def test_engine_help_describes_every_option(python: str, module: str) -> None:
 def test_betsy_help_from_every_entry_point(python: str, argv: list[str]) -> None:
     program = str(Path(python).parent / "betsy") if argv[0] == ".venv/bin/betsy" else str(ROOT / argv[0])
     if not os.path.exists(program):
-        pytest.skip(f"{program} is not installed")
+        cannot_run_here(f"{program} is not installed (pip install -e '.[test]' installs it)")
     result = run_program([program, *argv[1:]], timeout=30)
     assert result.returncode == 0
     assert result.stdout == run_program(help_argv(sys.executable, "strongest")).stdout

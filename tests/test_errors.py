@@ -117,12 +117,14 @@ def test_a_database_with_bytes_overwritten_in_the_middle_is_one_line(
     assert not (tmp_path / "all.sqlite").exists()
 
 
-def test_validate_html_in_a_missing_folder_or_a_directory_is_refused_before_any_check(tmp_path: Path) -> None:
-    one_line_error(arena("validate", "P", "--html", "missing/dir/r.html", cwd=tmp_path),
-                   "invalid --html missing/dir/r.html: the folder missing/dir does not exist; create it first")
+def test_validate_html_under_a_file_or_as_a_directory_is_refused_before_any_check(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("")
+    one_line_error(arena("validate", "P", "--html", "notes/dir/r.html", cwd=tmp_path),
+                   "invalid --html notes/dir/r.html: notes is not a folder; give a file in a folder "
+                   "you can write")
     (tmp_path / "somedir").mkdir()
     one_line_error(arena("validate", "P", "--html", "somedir", cwd=tmp_path),
-                   "invalid --html somedir: it is a directory; give a file name, e.g. somedir/report.html")
+                   "invalid --html somedir: it is a folder; give a file name in it, e.g. somedir/report.html")
 
 
 def _as_another_user() -> tuple[list[str], Path]:
@@ -144,8 +146,8 @@ def test_a_tournament_in_a_read_only_folder_is_one_line() -> None:
         (folder / "ro").chmod(0o555)
         one_line_error(
             arena("tournament", "tiny.yaml", "--db", "ro/tiny.sqlite", "--no-progress", cwd=folder, user=user),
-            "cannot write the log ro/tiny.log (Permission denied): the results database and its log go in ro; "
-            "give a --db in a folder you can write")
+            "invalid --db ro/tiny.sqlite: cannot write in ro (Permission denied); the database, its lock file and its "
+            "log go in its folder: give a path in a folder you can write")
         assert list((folder / "ro").iterdir()) == []
     finally:
         (folder / "ro").chmod(0o755)

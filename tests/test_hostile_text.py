@@ -80,7 +80,7 @@ engines:
     db = folder / "t.sqlite"
     done = arena("tournament", folder / "t.yaml", "--db", db, "-v", "--no-progress", "--sandbox", "off")
     assert done.returncode == 0, done.stderr
-    return Painted(folder, db, done.stdout, done.stderr, (folder / "t.log").read_bytes())
+    return Painted(folder, db, done.stdout, done.stderr, (folder / "t.sqlite.log").read_bytes())
 
 
 @pytest.mark.parametrize("mode", ["off", "required"])
@@ -186,7 +186,7 @@ def test_report_and_games_text_show_hostile_names_as_visible_text(painted: Paint
     report = arena("report", db)
     assert report.returncode == 0
     text = shown_safely(report.stdout)
-    assert text.splitlines()[0].startswith("Tournament '\\x1b[2Jtour\\nWARNING fake' (#1): 1 games")
+    assert text.splitlines()[0].startswith("Tournament '\\x1b[2Jtour\\nWARNING fake' (#1): 1 game, ")
     assert "\\x1b]0;pwned\\x07alpha" in text and "\\u202eateb\\x9b2J" in text
     games = arena("games", db)
     assert games.returncode == 0

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from harness.validate import Category, Check, ValidationReport
+from harness.validate import Category, Check, Role, ValidationReport
 from harness.validate_render import render_html
 from tests.conftest import ARENA, ROOT, run_program
 from tests.conftest import arena_here as arena
@@ -256,7 +256,7 @@ def report_from_json(data: dict[str, Any]) -> ValidationReport:
     """A ValidationReport back from ``arena validate --json``."""
     fields = {name for name in Check.__dataclass_fields__}
     categories = {name: Category(name, [Check(**{k: v for k, v in check.items() if k in fields})
-                                        for check in category["checks"]], category["summary"])
+                                        for check in category["checks"]], category["summary"], Role(category["role"]))
                   for name, category in data["categories"].items()}
     return ValidationReport(data["program"], data["verdict"], data["passed"], categories, data["strength"], data["game"])
 
@@ -271,6 +271,8 @@ def rewritten(report: ValidationReport, text: str) -> ValidationReport:
         for check in category.checks:
             check.id = check.detail = check.command = check.stderr = check.expected = text
             check.printed = [text, text]
+            for call in check.slowest:
+                call["id"] = text
     for entry in copied.strength.get("games", []):
         entry.update(opponent=text, reason=text)
         if entry.get("adjudication"):

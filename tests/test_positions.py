@@ -164,19 +164,10 @@ def test_expected_moves_are_right_and_every_other_move_loses(key: str) -> None:
             assert {m for m, r in results.items() if r >= 0} == case.expected
 
 
-def table_for_n3() -> str | None:
-    """The machine's exact n = 3 table, if it was built (the suites never need it)."""
-    home = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena", "betsy3-mover.tb")
-    return home if os.path.exists(home) else None
-
-
-def test_n3_cases_agree_with_the_exact_tables() -> None:
-    path = table_for_n3()
-    if path is None:
-        pytest.skip("no n = 3 table on this machine (scripts/build_tablebase.py builds one)")
+def test_n3_cases_agree_with_the_exact_tables(n3_tables: str) -> None:
     from engines.tablebase import Tablebase
 
-    table = Tablebase(path)
+    table = Tablebase(os.path.join(n3_tables, "betsy3-mover.tb"))
     try:
         checked = 0
         for case in ALL_CASES.values():

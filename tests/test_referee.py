@@ -1,7 +1,7 @@
 """Fault injection for the referee: real misbehaving programs (tests/fake_engines/) run through ``ask``.
 
-Every call is checked for three things besides its verdict: ``ask`` returned within limit + grace + 1 s
-of wall time, no process of the call is left alive (the fakes that spawn children record their pids in
+Every call is checked for three things besides its verdict: ``ask`` returned within limit + grace + 3 s
+of wall time (room for a loaded machine), no process of the call is left alive (the fakes that spawn children record their pids in
 the file named by ``$FAKE_ENGINE_PIDS``; besides, the test process -- a child subreaper once the referee
 has run -- must have no new live children), and the verdict is exactly the expected one.
 """
@@ -9,10 +9,12 @@ has run -- must have no new live children), and the verdict is exactly the expec
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -105,7 +107,7 @@ def call(
     started = time.monotonic()
     result = ask(command, position, seconds, mode(limits))
     wall = time.monotonic() - started
-    assert wall < seconds + limits.grace + 1, f"ask() took {wall:.2f} s: {result}"
+    assert wall < seconds + limits.grace + 3, f"ask() took {wall:.2f} s: {result}"
     survivors = [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert not survivors, f"processes of the call still alive: {survivors}"
     assert namespaced_processes() <= namespaced_before, "processes of the sandbox still alive"
@@ -155,7 +157,7 @@ def test_engine_answering_just_before_the_limit_is_ok(pid_file: Path) -> None:
     result, _ = call(fake("answers_just_before_deadline"), pid_file, seconds=2)
     assert_ok(result)
     assert not result.killed and result.exit_status == 0 and result.warnings == ()
-    assert 1.6 <= result.seconds < 2.5
+    assert 1.6 <= result.seconds < 2.5  # its answer came 1.7 s after its start: before the limit, not the deadline
 
 
 def test_complete_answer_counts_but_a_half_line_cut_off_by_the_kill_does_not(pid_file: Path) -> None:
@@ -170,9 +172,10 @@ def test_complete_answer_counts_but_a_half_line_cut_off_by_the_kill_does_not(pid
 
 
 def test_grandchild_holding_stdout_delays_nothing_and_is_killed(pid_file: Path) -> None:
-    result, wall = call(fake("leaves_grandchild"), pid_file, seconds=3)
+    # Waiting for the grandchild would last until the deadline at 5.5 s.
+    result, wall = call(fake("leaves_grandchild"), pid_file, seconds=5)
     assert_ok(result)
-    assert wall < 1.0 and not result.killed and result.exit_status == 0
+    assert wall < 4 and not result.killed and result.exit_status == 0
     if not SANDBOXED:
         _engine, grandchild = recorded_pids(pid_file)
         assert not _is_alive(grandchild)
@@ -180,19 +183,19 @@ def test_grandchild_holding_stdout_delays_nothing_and_is_killed(pid_file: Path) 
 
 def test_forked_child_still_running_and_writing_after_the_answer_is_killed(pid_file: Path) -> None:
     # The child writes only prose, after its parent has exited: at most it adds a warning.
-    result, wall = call(fake("forks_writing_child"), pid_file)
+    result, wall = call(fake("forks_writing_child"), pid_file, seconds=5)
     assert result.verdict is Verdict.OK, result
     assert (result.move, result.board) == (ANSWER_MOVE, ANSWER_BOARD)
-    assert wall < 1.0 and not result.killed and result.exit_status == 0
+    assert wall < 4 and not result.killed and result.exit_status == 0  # not until the deadline at 5.5 s
     if not SANDBOXED:
         _parent, child = recorded_pids(pid_file)
         assert not _is_alive(child)
 
 
 def test_answer_without_newline_counts_even_if_a_grandchild_holds_stdout(pid_file: Path) -> None:
-    result, wall = call(fake("answer_without_newline_leaves_grandchild"), pid_file, seconds=3)
+    result, wall = call(fake("answer_without_newline_leaves_grandchild"), pid_file, seconds=5)
     assert SANDBOXED or not _is_alive(recorded_pids(pid_file)[1])
-    assert wall < 1.0
+    assert wall < 4  # not until the deadline at 5.5 s
     assert_ok(result)
 
 
@@ -208,11 +211,11 @@ def test_descendants_that_leave_the_process_group_are_killed_too(pid_file: Path)
 
 
 def test_engine_flooding_stdout_hits_the_output_limit(pid_file: Path) -> None:
-    result, wall = call(fake("floods_stdout"), pid_file)
+    result, wall = call(fake("floods_stdout"), pid_file, seconds=5)
     assert result.verdict is Verdict.OUTPUT_LIMIT, result
     assert result.killed
     assert result.detail == "printed more than 1,048,576 bytes on stdout; stopped"
-    assert wall < 1.5
+    assert wall < 4  # stopped at the cap, not at the deadline at 5.5 s
 
 
 def test_answer_on_stderr_only_is_no_answer(pid_file: Path) -> None:
@@ -307,7 +310,32 @@ def test_unbounded_memory_under_an_address_space_limit_is_a_fast_no_answer(pid_f
     assert result.detail.endswith("stderr: MemoryError")
     blocks = int(re.search(r"allocated (\d+) blocks of 16 MiB", result.stderr_tail).group(1))
     assert blocks * 16 < 512, "the address space limit was not applied"
-    assert result.seconds < 1
+    assert result.seconds < 2  # ended by itself, well before the deadline at 2.5 s
+
+
+def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path) -> None:
+    # After the start this process is kept from running for 0.5 s (another thread holds the
+    # interpreter lock): limits set from here after the start would land after the program read them.
+    limits = Limits(address_space=768 << 20, file_bytes=3 << 20)
+    stop = threading.Event()
+
+    def hold_the_lock() -> None:
+        while not stop.is_set():
+            pass
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    try:
+        result, _ = call(fake("reports_limits"), pid_file, seconds=2, limits=limits)
+    finally:
+        stop.set()
+        holder.join()
+        sys.setswitchinterval(interval)
+    assert_ok(result)
+    cpu = math.ceil(2 + limits.grace) + 1
+    assert result.stderr_tail == f"{768 << 20} {3 << 20} 0 {cpu}\n"
 
 
 def test_python2_syntax_is_no_answer_with_the_syntax_error(pid_file: Path) -> None:
@@ -419,10 +447,10 @@ def test_calls_from_several_threads_do_not_disturb_each_other(pid_file: Path) ->
 
 
 def test_the_time_of_the_answer_is_when_its_line_arrived_not_the_kill(pid_file: Path) -> None:
-    result, _ = call(fake("half_line_then_hangs"), pid_file)
+    result, _ = call(fake("half_line_then_hangs"), pid_file, seconds=2)
     assert_ok(result)
-    assert result.killed and result.seconds >= 1.5
-    assert result.answered_after is not None and result.answered_after < 1.0
+    assert result.killed and result.seconds >= 2.5
+    assert result.answered_after is not None and result.answered_after < 2.0  # it answers at once
 
 
 def test_an_answer_ended_by_the_exit_is_timed_at_the_exit(pid_file: Path) -> None:

@@ -4,7 +4,7 @@ per game, opened in headless Chromium), the text report that fits 100 columns, a
 The tournaments are real (`arena tournament` on tiny configs, both games) and include an engine
 that forfeits after printing HTML on stdout and stderr; a copy of one game under hostile engine and
 tournament names checks the escaping. The browser tests drive Debian's chromium through playwright
-and skip, with the reason, where either is missing.
+and skip, with the reason, where either is missing (on CI they fail instead).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from harness.html_page import json_script
 from harness.match import Standing
 from harness.report import EngineRow, Report, render_text
 from harness.store import Store
-from tests.conftest import ARENA, ROOT, run_program
+from tests.conftest import ARENA, ROOT, cannot_run_here, run_program
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -67,6 +67,18 @@ engines:
   - {{name: rnd, builtin: random, options: {{seed: 4}}}}
   - {{name: crash, command: {sys.executable} {ROOT / 'tests' / 'fake_engines' / 'answers_then_crashes.py'}}}
 """
+KINGS_HORSES = """
+name: horses
+game: kings-horses
+size: 10
+time: 2
+rounds: 2
+openings: {seed: 21}
+concurrency: 2
+engines:
+  - {name: bestmove, builtin: bestmove}
+  - {name: rnd, builtin: random, options: {seed: 4}}
+"""
 EVIL_NAME = '<img src=x onerror="window.pwned = 3">'
 EVIL_TOURNAMENT = "</script><script>window.pwned = 4</script>"
 
@@ -100,6 +112,11 @@ def betsy(tmp_path_factory: pytest.TempPathFactory) -> Played:
 @pytest.fixture(scope="module")
 def connect4(tmp_path_factory: pytest.TempPathFactory) -> Played:
     return play(tmp_path_factory.mktemp("connect4"), CONNECT4)
+
+
+@pytest.fixture(scope="module")
+def kings_horses(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    return play(tmp_path_factory.mktemp("horses"), KINGS_HORSES)
 
 
 @pytest.fixture(scope="module")
@@ -258,6 +275,44 @@ def test_text_report_fits_100_columns_with_the_verdicts_abbreviated(betsy: Playe
     assert hostile.split() == ["hostile", "4", "0", "0", "0", "4", "0", "0"]  # 2 opponents x 2 colours
 
 
+def test_by_colour_lists_each_pairing_once_in_the_text_and_the_page(betsy: Played) -> None:
+    names = ["rnd", "greedy", "hostile"]  # as the config lists them
+    text = run_program([ARENA, "report", str(betsy.db)]).stdout.splitlines()
+    first = text.index("By colour (the first engine's points / games as x, which moves first, and as o; W-D-L)")
+    table = text[first + 2:text.index("", first)]
+    pairings = [line.split()[0:3] for line in table]
+    assert [(a, b) for a, vs, b in pairings if vs == "vs"] == [
+        (a, b) for i, a in enumerate(names) for b in names[i + 1:]]  # each pair once, in config order
+    page = section((betsy.pages / "index.html").read_text(), "colours-table")
+    shown = re.findall(r'<tr><td><span class="name">([^<]*)</span> vs <span class="name">([^<]*)</span></td>', page)
+    assert shown == [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    for a, b in shown:  # a's games as x and as o are all their games
+        games = rows(betsy.db, "SELECT count(*) FROM games WHERE (x = ? AND o = ?) OR (x = ? AND o = ?)", a, b, b, a)
+        line = next(line for line in table if line.startswith(f"{a} vs {b} "))
+        as_x, as_o = line.split()[3], line.split()[5]
+        assert int(as_x.split("/")[1]) + int(as_o.split("/")[1]) == games[0][0]
+
+
+def test_kings_horses_boards_keep_one_size_with_numbered_rows_in_the_text_and_the_page(kings_horses: Played) -> None:
+    for (game_id,) in rows(kings_horses.db, "SELECT id FROM games ORDER BY id"):
+        text = run_program([ARENA, "replay", str(kings_horses.db), str(game_id), "--all"]).stdout
+        blocks = [block.splitlines() for block in text.split("\n\n")]
+        boards = [block[1:] for block in blocks if len(block) > 2 and block[1].split()[0] == "1"]
+        assert len(boards) == len(stored_boards(kings_horses.db, game_id))
+        size = len(boards[0]) - 1
+        assert size >= 10  # the band of the starts, 1..10, and every square a knight can reach from it
+        for board in boards:
+            assert [line.split()[0] for line in board[:-1]] == [str(row) for row in range(1, size + 1)]
+            assert board[-1].split() == [str(column) for column in range(1, size + 1)]
+            cells = "".join("".join(line.split()[1:]) for line in board[:-1])
+            assert (len(cells), cells.count("x"), cells.count("o")) == (size * size, 2, 2)  # no knight off the board
+        html = (kings_horses.pages / "games" / f"{game_id}.html").read_text()
+        assert re.findall(r'<text class="rowno"[^>]*>(\d+)</text>', html) == [str(r) for r in range(1, size + 1)]
+        frames = json.loads(re.search(r'<script type="application/json" class="frames">(.*?)</script>', html).group(1))
+        assert {len(frame["b"]) for frame in frames} == {size * size}
+        assert all(frame["b"].count("x") == 2 and frame["b"].count("o") == 2 for frame in frames)
+
+
 def many_engines(count: int) -> Report:
     """A round-robin report of ``count`` engines named engine-01 ... with made-up points."""
     names = [f"engine-{i:02d}" for i in range(1, count + 1)]
@@ -329,8 +384,8 @@ def test_csv_dir_writes_every_table_as_its_own_file(betsy: Played, tmp_path: Pat
 
 def test_json_report_keeps_its_keys(betsy: Played) -> None:
     data = json.loads(run_program([ARENA, "report", str(betsy.db), "--json"]).stdout)
-    assert list(data) == ["name", "tournament", "games", "engines", "crosstable", "los", "pentanomial", "paired",
-                          "by_colour", "config"]
+    assert list(data) == ["name", "tournament", "kind", "title", "games", "engines", "crosstable", "los",
+                          "pentanomial", "paired", "by_colour", "config"]
     assert list(data["engines"][0]) == ["name", "games", "score", "wins", "draws", "losses", "elo", "elo_ci",
                                         "faults", "moves", "mean_move_seconds", "max_move_seconds"]
 
@@ -355,7 +410,7 @@ def browser() -> Iterator[Browser]:
     closes before the next module's starts: two sync playwrights cannot run at once)."""
     problem = browser_problem()
     if problem is not None:
-        pytest.skip(problem)
+        cannot_run_here(problem)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -401,6 +456,85 @@ def tab(browser: Browser, tmp_path: Path) -> Iterator[Tab]:
     yield opened
     context.close()
     assert opened.problems == []
+
+
+OVERFLOW = """() => {
+  // Elements that stick out of the viewport, unless a box that scrolls (or clips) holds them.
+  const width = window.innerWidth, found = [];
+  for (const element of document.querySelectorAll("body *")) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || (box.right <= width + 0.5 && box.left >= -0.5)) continue;
+    let holder = element.parentElement, held = false;
+    for (; holder && holder !== document.body; holder = holder.parentElement) {
+      const style = getComputedStyle(holder);
+      if (["auto", "scroll", "hidden"].includes(style.overflowX) && holder.getBoundingClientRect().right <= width + 0.5) {
+        held = true;
+        break;
+      }
+    }
+    if (!held) found.push(element.tagName.toLowerCase() + (element.id ? "#" + element.id : "") + " " +
+                          Math.round(box.left) + ".." + Math.round(box.right));
+  }
+  return {page: document.documentElement.scrollWidth, width: width, found: found.slice(0, 10)};
+}"""
+OVERLAPS = """() => {
+  // Pairs of texts in the page's charts whose boxes overlap.
+  const found = [];
+  for (const chart of document.querySelectorAll("svg.chart")) {
+    const boxes = Array.from(chart.querySelectorAll("text")).filter(t => getComputedStyle(t).display !== "none")
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [a, p] = boxes[i], [b, q] = boxes[j];
+      if (p.left < q.right - 0.5 && q.left < p.right - 0.5 && p.top < q.bottom - 0.5 && q.top < p.bottom - 0.5)
+        found.push(a + " / " + b);
+    }
+  }
+  return found;
+}"""
+
+
+def fits(tab: Tab) -> None:
+    """Nothing on the open page is wider than the viewport outside a box that scrolls."""
+    measured = tab.page.evaluate(OVERFLOW)
+    assert measured["page"] <= measured["width"] and measured["found"] == [], measured
+
+
+@pytest.fixture(params=[360, 1400], ids=["phone", "desktop"])
+def sized_tab(request: pytest.FixtureRequest, browser: Browser, tmp_path: Path) -> Iterator[Tab]:
+    """A tab as wide as a phone (360 px) or a desktop (1400 px)."""
+    context = browser.new_context(viewport={"width": request.param, "height": 800})
+    opened = Tab(context.new_page(), tmp_path)
+    yield opened
+    context.close()
+    assert opened.problems == []
+
+
+def test_report_pages_fit_a_phone_and_a_desktop(betsy: Played, connect4: Played, kings_horses: Played,
+                                                sized_tab: Tab) -> None:
+    tab = sized_tab
+    width = tab.page.viewport_size["width"] if tab.page.viewport_size else 0
+    for played in (betsy, connect4, kings_horses):
+        first = rows(played.db, "SELECT min(id) FROM games")[0][0]
+        for page in (played.pages / "index.html", played.pages / "games.html", played.pages / "games" / f"{first}.html"):
+            tab.open(page)
+            fits(tab)
+            assert tab.page.evaluate(OVERLAPS) == [], page
+            tab.shot(f"{played.db.parent.name}-{page.stem}-{width}.png")
+        tab.open(played.pages / "index.html")
+        # W-D-L on one line, in every table.
+        lines = tab.page.evaluate("Array.from(document.querySelectorAll('td.num')).filter(td => "
+                                  "/^\\d+-\\d+-\\d+$/.test(td.textContent)).map(td => { const range = "
+                                  "document.createRange(); range.selectNodeContents(td); "
+                                  "return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size; })")
+        assert lines and set(lines) == {1}, lines
+        # Every column of the crosstable can be reached: its box scrolls to the last one.
+        last = tab.page.evaluate("""() => {
+            const table = document.getElementById('crosstable-table'), box = table.parentElement;
+            box.scrollLeft = box.scrollWidth;
+            const heads = table.querySelectorAll('thead th');
+            return [heads[heads.length - 1].getBoundingClientRect().right, window.innerWidth];
+        }""")
+        assert last[0] <= last[1], last
 
 
 def test_replay_buttons_and_keys_show_the_stored_board_after_each_ply(betsy: Played, tab: Tab) -> None:

@@ -22,7 +22,7 @@ from harness import sandbox
 from harness.games.betsy import PLAYERS, Position
 from harness.protocol import Verdict
 from harness.referee import Limits, ask
-from tests.conftest import ARENA, ROOT, SEED_BOARD, live_descendants, namespaced_processes, require_sandbox
+from tests.conftest import ARENA, ROOT, SEED_BOARD, cannot_run_here, live_descendants, namespaced_processes, require_sandbox
 
 HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
 SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
@@ -413,7 +413,7 @@ def test_a_submission_sees_its_own_folder_and_nothing_else_inside_or_outside_the
 ) -> None:
     course = request.getfixturevalue("in_checkout") if where == "checkout" else tmp_path / "course"
     subs, results = course / "submissions", course / "results"
-    db, log = results / "course.sqlite", results / "course.log"
+    db, log = results / "course.sqlite", results / "course.sqlite.log"
     bob = subs / "bob" / "betsy.py"
     bob.parent.mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", bob)
@@ -452,7 +452,7 @@ engines:
 def system_python() -> str:
     found = shutil.which("python3", path="/usr/bin:/bin")
     if found is None:
-        pytest.skip("no system python3 in /usr/bin to link to")
+        cannot_run_here("no system python3 in /usr/bin to link to (apt-get install python3)")
     return os.path.realpath(found)
 
 

@@ -130,7 +130,7 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
         games = connection.execute("SELECT count(*), count(DISTINCT game_id), max(time) FROM games").fetchone()
         game_ids = [row[0] for row in connection.execute("SELECT game_id FROM games")]
     assert games == (2 * pairs, 2 * pairs, 0.5)
-    log = db.with_suffix(".log").read_text()
+    log = db.with_name(db.name + ".log").read_text()
     assert [game_id for game_id in game_ids if f" INFO {game_id}: " not in log] == []
     again = run_program(args, timeout=120)
     assert again.returncode == 0

@@ -18,7 +18,7 @@ import pytest
 
 from harness.errors import StoreError
 from harness.store import Store, lock_path
-from tests.conftest import ARENA, TINY, arena
+from tests.conftest import ARENA, TINY, arena, assert_nothing_left, live_descendants
 
 SLOW = """
 name: slow
@@ -53,6 +53,7 @@ def test_a_second_writer_stops_at_once_naming_the_running_tournament_and_sigkill
     config = tmp_path / "slow.yaml"
     config.write_text(SLOW)
     db = tmp_path / "slow.sqlite"
+    before = set(live_descendants())
     holder = subprocess.Popen([ARENA, "tournament", str(config), "--db", str(db), "--no-progress"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
@@ -89,6 +90,7 @@ def test_a_second_writer_stops_at_once_naming_the_running_tournament_and_sigkill
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
+    assert_nothing_left(before)  # its pool worker and engine die with it
     # The killed holder's lock went with it: the next writer starts at once.
     other = tmp_path / "other.yaml"
     after = arena("tournament", str(other), "--db", str(db), "--no-progress")
@@ -184,3 +186,54 @@ def test_read_only_store_cannot_write(finished: Path) -> None:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             store.connection.execute("DELETE FROM games")
     assert not lock_path(finished).read_text().startswith(str(os.getpid()))
+
+
+OLD_SCHEMA = """
+CREATE TABLE tournaments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, config_json TEXT NOT NULL,
+    config_hash TEXT NOT NULL, config_path TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE engines (tournament_id INTEGER NOT NULL REFERENCES tournaments(id), name TEXT NOT NULL,
+    command TEXT NOT NULL, program TEXT, sha256 TEXT, PRIMARY KEY (tournament_id, name));
+CREATE TABLE games (id INTEGER PRIMARY KEY, tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    game_id TEXT NOT NULL, pair_key TEXT NOT NULL, round INTEGER NOT NULL, n INTEGER NOT NULL, x TEXT NOT NULL,
+    o TEXT NOT NULL, time REAL NOT NULL, max_plies INTEGER NOT NULL, win_priority TEXT NOT NULL,
+    start_board TEXT NOT NULL, start_player TEXT NOT NULL, result TEXT NOT NULL, winner TEXT,
+    termination TEXT NOT NULL, reason TEXT NOT NULL, plies INTEGER NOT NULL, fault_json TEXT,
+    finished_at TEXT NOT NULL, UNIQUE (tournament_id, game_id));
+CREATE TABLE moves (game INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT NULL, player TEXT NOT NULL,
+    engine TEXT NOT NULL, move INTEGER, board TEXT, verdict TEXT NOT NULL, seconds REAL NOT NULL,
+    warnings_json TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (game, ply));
+"""
+"""harness/store.py's schema before games were plugins (commit 67fe04e's parent): Betsy only, no game
+or size column in games."""
+OLD_GAME_COLUMNS = ("id, tournament_id, game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, "
+                    "start_player, result, winner, termination, reason, plies, fault_json, finished_at")
+
+
+def columns(db: Path) -> list[str]:
+    with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as connection:
+        return [row[1] for row in connection.execute("PRAGMA table_info(games)")]
+
+
+def test_a_database_of_the_old_schema_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path: Path, finished: Path) -> None:
+    # The finished TINY tournament rewritten as the earlier version wrote it: the same rows in the old tables.
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as connection:
+        connection.executescript(OLD_SCHEMA)
+        connection.execute("ATTACH DATABASE ? AS new", (f"{finished.resolve().as_uri()}?mode=ro",))
+        for table, names in (("tournaments", "*"), ("engines", "*"), ("games", OLD_GAME_COLUMNS), ("moves", "*")):
+            connection.execute(f"INSERT INTO main.{table} SELECT {names} FROM new.{table}")
+    connection.close()
+    assert "size" not in columns(old) and games_in(old) == 2
+
+    for args in (["report"], ["report", "--json"], ["games"], ["export"]):
+        now, then = arena(args[0], str(finished), *args[1:]), arena(args[0], str(old), *args[1:])
+        assert (then.returncode, then.stderr) == (0, ""), args
+        assert then.stdout == now.stdout.replace(str(finished), str(old)), args
+    assert "size" not in columns(old)  # readers change nothing
+
+    resumed = arena("tournament", str(finished.parent / "tiny.yaml"), "--db", str(old))
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.splitlines()[0] == f"0 games played now, 2 already in {old}, 2 scheduled"
+    assert columns(old)[-2:] == ["game", "size"]
+    with sqlite3.connect(f"{old.resolve().as_uri()}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT DISTINCT game, size FROM games").fetchall() == [("betsy", "3")]

@@ -19,7 +19,7 @@ from harness.ratings import paired_estimate
 from harness.schedule import schedule
 from harness.store import Store
 from harness.tournament import run_tournament
-from tests.conftest import ROOT, run_program
+from tests.conftest import ROOT, assert_nothing_left, live_descendants, run_program
 
 FAKES = ROOT / "tests" / "fake_engines"
 ARENA = [str(Path(sys.executable).parent / "arena")]
@@ -68,7 +68,7 @@ def test_tournament_cli_plays_every_game_stores_it_and_prints_tables(tmp_path: P
     for _, result_text, moves in rows:
         assert result_text in ("1-0", "0-1", "1/2-1/2")
         assert moves > 0
-    log = (tmp_path / "r.log").read_text()
+    log = (tmp_path / "r.sqlite.log").read_text()
     for game_id in expected_ids:  # one line per finished game, from the coordinator
         assert f"INFO {game_id}: " in log
     assert "tournament 'small' (#1)" in log
@@ -186,21 +186,26 @@ def test_report_of_a_missing_database_is_a_one_line_error(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_tournament_killed_with_sigkill_resumes_and_plays_every_game_exactly_once(tmp_path: Path) -> None:
+    # ann, a student program (inside the sandbox too), thinks for half of its second.
     config = write_config(tmp_path, f"""
 name: killme
 n: [3]
-time: 2
+time: 1
 rounds: 5
 max_plies: 8
 openings: {{plies: 2, seed: 3}}
 concurrency: 2
 engines:
-  - {{name: slow1, command: python3 {FAKES / 'slow_random.py'} 0.15}}
-  - {{name: slow2, command: python3 {FAKES / 'slow_random.py'} 0.15}}
+  - {{name: ann, command: python3 {FAKES / 'students' / 'uses_half_its_time.py'}}}
+  - {{name: bob, builtin: greedy}}
 """)
     db = tmp_path / "k.sqlite"
     argv = [*ARENA, "tournament", str(config), "--db", str(db), "--no-progress"]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    before = set(live_descendants())
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+                               env={**os.environ, "TMPDIR": str(scratch)})
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
@@ -220,9 +225,12 @@ engines:
     finally:
         if process.poll() is None:
             process.kill()
+    # Its pool workers see it die: each kills its engine, removes its scratch folder and exits.
+    assert_nothing_left(before, scratch)
     with sqlite3.connect(db) as connection:
         killed_at = connection.execute("SELECT count(*) FROM games").fetchone()[0]
-    assert 2 <= killed_at < 10
+        plies = connection.execute("SELECT min(plies) FROM games").fetchone()[0]
+    assert 2 <= killed_at < 10 and plies > 1  # real games, not forfeits at the first move
 
     resumed = run_program(argv, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -360,3 +368,39 @@ def test_worker_processes_leave_no_folders_behind(tmp_path: Path, monkeypatch: p
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("4 games played now")
     assert sorted(os.listdir(temp)) == []
+
+
+def test_without_the_sandbox_engines_start_under_the_limits_their_worker_holds(tmp_path: Path) -> None:
+    # The engine reports its limits at its first instruction on stderr, then plays the seed
+    # position's answer, a board mismatch here: its lost call's stderr is kept with the game.
+    config = write_config(tmp_path, f"""
+name: limits
+n: [3]
+time: 1
+rounds: 1
+max_plies: 4
+max_file_mb: 3
+sandbox: 'off'
+concurrency: 1
+engines:
+  - {{name: lim, command: python3 {FAKES / 'reports_limits.py'}}}
+  - {{name: rnd, builtin: random}}
+""")
+    db = tmp_path / "limits.sqlite"
+    result = run_program([*ARENA, "tournament", str(config), "--db", str(db), "--no-progress"], timeout=300)
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as connection:
+        faults = [json.loads(row[0]) for row in connection.execute("SELECT fault_json FROM games WHERE x = 'lim'")]
+    assert len(faults) == 1 and faults[0]["verdict"] == "board-mismatch"
+    address_space, file_size, core = faults[0]["stderr_tail"].split()[:3]  # CPU seconds are set after the start
+    assert (int(address_space), int(file_size), int(core)) == (4 << 30, 3 << 20, 0)
+
+
+def test_a_worker_holding_the_limits_still_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
+    # A pool worker starts its engines directly (no prlimit in front): a missing program is a start failure.
+    code = ("from harness.referee import Limits, ask, inherit_limits\n"
+            "from harness.games.betsy import initial_position\n"
+            "inherit_limits(Limits())\n"
+            f"print(ask([{str(tmp_path / 'gone.py')!r}], initial_position(3), 1, Limits()).detail)\n")
+    result = run_program([sys.executable, "-c", code])
+    assert (result.returncode, result.stdout) == (0, f"cannot start {str(tmp_path / 'gone.py')!r}: no such file or command\n")

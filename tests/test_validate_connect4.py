@@ -43,10 +43,10 @@ def checks(report: dict[str, Any], category: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("student", "expected", "exit_code", "verdict"), [
     ("random_legal.py", {"tactics"}, 0,
-     "PASS: protocol, rules, time and robustness are all right; tactics 1/6 checks passed"),
+     "PASS: protocol, rules, time and robustness are all right; tactics weak (1/6 checks passed)"),
     ("wins_and_blocks.py", set(), 0, "PASS: protocol, rules, time and robustness are all right"),
     ("ignores_wins.py", {"tactics"}, 0,
-     "PASS: protocol, rules, time and robustness are all right; tactics 4/6 checks passed"),
+     "PASS: protocol, rules, time and robustness are all right; tactics weak (4/6 checks passed)"),
     ("plays_full_columns.py", {"rules", "robustness", "tactics"}, 1,
      "FAIL: rules, robustness (first failure: 7x6-x-full-column: illegal-move: column 7 is full (position "
      "7x6 x ......o......x......o..o...x.xx...xxox.ooo))"),
@@ -124,11 +124,11 @@ def test_connect4_html_report_draws_boards_with_the_games_width() -> None:
     check = checks(report, "rules")[0]
     move, printed = check["printed"][-1].split()
     right = Position.from_text(check["size"], check["player"], check["board"]).after(int(move)).board()
-    section = html.split(f"<summary class='fail'>✗ {check['id']}: ")[1].split("</details>")[0]
+    section = html.split(f"<summary class='fail'>✗ rules/{check['id']}: ")[1].split("</details>")[0]
     assert f"<p>Position: {check['size']}, {check['player']} to move</p>" in section
-    boards = section.split("<caption>")[1:]
-    assert [board.split("</caption>")[0] for board in boards] == [
-        "asked", "the program&#x27;s board", "the board its move gives"]
+    boards = section.split("<figcaption>")[1:]
+    assert [board.split("</figcaption>")[0] for board in boards] == [
+        "asked", "the program&#x27;s board", "its move gives"]
     drawn = ["".join("x" if 'class="x' in cell else "o" if 'class="o' in cell else "."
                      for cell in board.split("<td")[1:]) for board in boards]
     assert drawn == [check["board"], printed, right]
@@ -167,7 +167,7 @@ def test_strength_games_are_played_out_at_8x8_against_the_built_in_engines() -> 
         assert all(len(board) == 64 for *_, board, _verdict, _seconds in game["moves"] if board)
     assert report["categories"]["strength"]["summary"].endswith(
         "over 2 games (random = 0, greedy ~ +645, alphabeta ~ +1090)")
-    assert "<h2 id='games'>Strength games</h2>" in html and "<caption>final board</caption>" in html
+    assert "<h2 id='games'>Strength games</h2>" in html and "<figcaption>final board</figcaption>" in html
 
 
 def test_a_connect4_program_that_never_answers_is_told_the_connect4_answer_form(tmp_path: Path) -> None:

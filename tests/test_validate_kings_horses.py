@@ -228,7 +228,7 @@ def test_the_text_report_names_the_failure_and_shows_the_position() -> None:
     lines = text.splitlines()
     assert lines[0].startswith("FAIL: correctness")
     assert lines[1] == f"program: {program}"
-    assert "  protocol    pass  5/5 checks passed" in lines
+    assert "  protocol    pass       5/5 checks passed" in lines
     at = lines.index(next(line for line in lines if line.startswith("- correctness/seed-example")))
     assert lines[at].startswith("- correctness/seed-example") and lines[at].endswith(
         ": said WHITE WILL WIN; BLACK wins (the seed's example)")
@@ -301,12 +301,12 @@ def test_the_sample_students_share_one_copy_of_their_common_code() -> None:
     assert len(set(copies.values())) == 1  # one folder per student, the shared code copied alike
 
 
-def test_a_missing_program_is_reported_not_raised(tmp_path: Path) -> None:
-    status, report = validate(str(tmp_path / "bestmove.py"))
-    assert status == 1
-    assert report["categories"]["protocol"]["checks"][0]["status"] == "fail"
-    assert all(report["categories"][name]["status"] == "not judged" for name in ("correctness", "time", "moves"))
-    assert report["verdict"].startswith("FAIL: protocol; not judged: correctness, time (first failure: starts: ")
+def test_a_missing_program_is_one_line_before_any_check(tmp_path: Path) -> None:
+    done = run_program([ARENA, "validate", "--game", "kings-horses", str(tmp_path / "bestmove.py"), "--quick"])
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"arena: error: engine '{tmp_path / 'bestmove.py'}': program '{tmp_path / 'bestmove.py'}' "
+                           f"not found (looked for {tmp_path / 'bestmove.py'}); check the path (relative paths start "
+                           f"from {ROOT})\n")
 
 
 @pytest.mark.parametrize("option", ["--size", "--n"])

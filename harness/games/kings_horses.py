@@ -109,13 +109,16 @@ class Position:
 
     ``push``/``pop`` make and unmake moves in place; ``after`` returns a new position."""
 
-    __slots__ = ("knights", "turn", "band", "_history")
+    __slots__ = ("knights", "turn", "band", "in_game", "_history")
 
     def __init__(self, knights: Sequence[Square], turn: Colour, band: int | None = None) -> None:
         self.knights: list[Square] = [tuple(square) for square in knights]  # type: ignore[misc]
         self.turn = turn
         self.band = band if band is not None else max(max(square) for square in self.knights)
         """The coordinate band this position's game was drawn from (its size)."""
+        self.in_game = band is not None
+        """Whether the band was given (a position of a game of that size): it is drawn the size of
+        every square the game can reach, not just its knights' (``extent``)."""
         self._history: list[tuple[int, Square]] = []
 
     @classmethod
@@ -137,7 +140,9 @@ class Position:
         return cls(parse_squares(words[1:]), WORDS.index(words[0]), band)
 
     def copy(self) -> Position:
-        return Position(self.knights, self.turn, self.band)
+        copied = Position(self.knights, self.turn, self.band)
+        copied.in_game = self.in_game
+        return copied
 
     @property
     def size_text(self) -> str:
@@ -276,8 +281,13 @@ class Position:
         return False
 
     def extent(self) -> tuple[int, int]:
-        """(rows, columns) that show every knight (at least 4 x 4)."""
-        return max(4, max(r for r, _ in self.knights)), max(4, max(c for _, c in self.knights))
+        """(rows, columns) that show every knight (at least 4 x 4); for a position of a game, every
+        square its game can reach, so that all its positions are drawn the same size. A knight
+        goes down only by (+1, -2), two columns for a row, so from a start in 1..N no knight
+        passes row or column N + (N - 1) // 2."""
+        reach = self.band + (self.band - 1) // 2 if self.in_game else 0
+        return (max(4, reach, max(r for r, _ in self.knights)),
+                max(4, reach, max(c for _, c in self.knights)))
 
     def reach(self) -> tuple[int, int]:
         """(rows, columns) that show every knight in every position of a game from here (at least

@@ -79,6 +79,8 @@ class Game:
     """How a move wins, after ``{player} ({engine}) {move}``: ``and completes a line``."""
     notation = ""
     """How a move is typed, in one phrase (``arena play``'s hint after a move it refuses)."""
+    numbered_rows = False
+    """Whether drawn boards number their rows too (a game whose positions name squares by row)."""
 
     # --- sizes and positions -------------------------------------------------------------------
 
@@ -298,6 +300,7 @@ class KingsHorses(Game):
     has_draws = False
     win_phrase = "leaves the opponent no move"
     notation = "1 to 4 move your first knight, 5 to 8 your second"
+    numbered_rows = True
 
     def parse_size(self, text: str | int) -> str:
         from harness.games.kings_horses import parse_size
