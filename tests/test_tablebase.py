@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -10,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from engines.protocol import Rng
-from engines.tablebase import LOSS, WIN, Tablebase, build, position_index, probe
-from harness.games.betsy import Position, initial_position
+from engines.tablebase import DRAW, LOSS, WIN, Tablebase, build, position_index, probe
+from harness.games.betsy import Position, geometry, initial_position
 from harness.protocol import find_answer
 from tests.conftest import ROOT, run_program
 
@@ -95,6 +97,85 @@ def test_every_value_is_consistent_with_its_children(use_tables: Path, n: int, p
             else:
                 assert LOSS not in children and 0 in children
             position.push(rng.choice(position.legal_moves()))
+
+
+N3 = geometry(3)
+RADIX = 1 << (N3.height + 1)
+"""Column codes of n = 3: a height-h column with pebbles p_0 (bottom) .. p_{h-1} is (1 << h) | bits,
+bit i set for o (engines/tablebase.py's layout, decoded here without its code)."""
+
+
+def position_at(index: int) -> Position | None:
+    """The n = 3 position that table slot ``index`` holds (mover priority), or None for a slot of
+    no position (a code with no column, or more than 9 pebbles of a colour)."""
+    turn, board = index % 2, index // 2
+    columns = []
+    for column in range(3):
+        code = board // RADIX ** (2 - column) % RADIX
+        if code == 0:
+            return None
+        columns.append(["o" if code >> i & 1 else "x" for i in range(code.bit_length() - 1)])
+    if any(sum(column.count(colour) for column in columns) > N3.supply for colour in "xo"):
+        return None
+    rows = "".join(columns[c][r] if r < len(columns[c]) else "." for r in range(N3.height - 1, -1, -1)
+                   for c in range(3))
+    return Position.from_text(3, "xo"[turn], rows)
+
+
+def consistent(table: Tablebase, position: Position) -> str | None:
+    """What is wrong with the table's (value, distance) of ``position`` given its children's, under
+    the rules (None if nothing). An ended game is worth a win for the side with the line, at distance
+    0; a win is one ply longer than its fastest move to a lost child; a loss, every child won, one
+    ply longer than the slowest; a draw has no lost child, some drawn one, and distance 0."""
+    value, distance = table.lookup(position)
+    winner = position.winner()
+    if winner is not None:
+        expected = (WIN if winner == position.turn else LOSS, 0)
+        return None if (value, distance) == expected else f"ended game stored as {(value, distance)}"
+    children = []
+    for move in position.legal_moves():
+        position.push(move)
+        ended = position.winner()
+        children.append((WIN if ended == position.turn else LOSS, 0) if ended is not None else table.lookup(position))
+        position.pop()
+    lost = [d for v, d in children if v == LOSS]
+    if value == WIN:
+        ok = bool(lost) and distance == 1 + min(lost)
+    elif value == LOSS:
+        ok = all(v == WIN for v, _ in children) and distance == 1 + max(d for _, d in children)
+    else:
+        ok = value == DRAW and distance == 0 and not lost and any(v == DRAW for v, _ in children)
+    return None if ok else f"stored {(value, distance)}, children {children}"
+
+
+def test_every_n3_value_is_consistent_with_its_children(use_tables: Path) -> None:
+    # The whole table (2.5 million positions) takes minutes here; this checks, seeded, 200,000
+    # positions drawn uniformly from its slots, and every position of one class: both colours'
+    # pebbles all on the board (48,620 full boards, each side to move), where only rotations remain.
+    table = Tablebase.open_size(3)
+    assert table is not None
+    rng = Rng(3)
+    sampled = ended = 0
+    while sampled < 200_000:
+        index = rng.randrange(2 * RADIX ** 3)
+        position = position_at(index)
+        if position is None:
+            continue
+        assert position_index(position) == index
+        assert consistent(table, position) is None, position
+        sampled += 1
+        ended += position.winner() is not None
+    assert 0 < ended < sampled
+    full = 0
+    top = 1 << N3.height  # the code of a full column with no o; every full column's code is top + bits
+    for codes in itertools.product(range(top, 2 * top), repeat=3):
+        for turn in (0, 1):
+            position = position_at(2 * ((codes[0] * RADIX + codes[1]) * RADIX + codes[2]) + turn)
+            if position is not None:  # nine pebbles of each colour
+                assert consistent(table, position) is None, position
+                full += 1
+    assert full == 2 * math.comb(18, 9)
+    table.close()
 
 
 def test_position_index_is_unique_per_position() -> None:
