@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from engines.tablebase import table_name
 from harness import sandbox
 from harness.games.betsy import PLAYERS, Position
 from harness.protocol import Verdict
@@ -96,7 +97,7 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     results.mkdir()
     db = results / "hostile.sqlite"
     tables = Path(os.environ["BETSY_TABLES"])
-    (tables / "betsy3-mover.tb").write_bytes(hashlib.sha256(b"table").digest() * 64)
+    (tables / table_name(3)).write_bytes(hashlib.sha256(b"table").digest() * 64)
     tables_before = digest(tables)
     home = tmp_path / "operator-home"
     home.mkdir()
@@ -106,7 +107,7 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", rival / "_common.py")
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", rival / "rival.py")
     targets = {
-        "db": str(db), "table": str(tables / "betsy3-mover.tb"), "secret_variable": SECRET[0],
+        "db": str(db), "table": str(tables / table_name(3)), "secret_variable": SECRET[0],
         "files": [str(ROOT / "engines" / "random_mover.py"), str(ROOT / "README.md"), str(db),
                   str(rival / "rival.py"), str(home / "notes.txt")],
         "folders": [str(results), str(home), str(rival), str(tables), str(ROOT / "harness")],
@@ -180,6 +181,7 @@ def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path)
 
 OFF = Limits(sandbox=False, grace=10)
 ON = Limits(sandbox=True, grace=10)
+"""The referee's limits without and with the sandbox, with time to spare on a loaded machine."""
 
 
 def attack(program: Path, limits: Limits) -> tuple[str, list[str]]:
@@ -287,10 +289,9 @@ def test_disk_hog_fills_past_the_cap_unconfined_and_is_stopped_at_it_in_the_sand
     # Unconfined, the hog writes 12 MiB (its budget) into the referee's scratch folder, emptied after.
     cap = 4 << 20
     program = arm(tmp_path / "hog", {"cap_bytes": cap, "budget_bytes": 3 * cap, "places": ["."]}, "disk_hog")
-    limits = {"file_bytes": cap}
-    assert attack(program, Limits(sandbox=False, grace=10, **limits)) == (
+    assert attack(program, Limits(sandbox=False, grace=10, file_bytes=cap)) == (
         "no-answer", [f"LEAKED: wrote {3 * cap} bytes to . in 3 files (cap {cap})"])
-    assert attack(program, Limits(sandbox=True, grace=10, **limits)) == (
+    assert attack(program, Limits(sandbox=True, grace=10, file_bytes=cap)) == (
         "ok", [f"BLOCKED: write over {cap} bytes to .: stopped at {cap} bytes: No space left on device"])
 
 
@@ -314,7 +315,7 @@ def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str
 
 
 def test_file_size_and_folder_sizes_are_capped_and_configurable(tmp_path: Path) -> None:
-    aims = {"cap_bytes": 8 << 20, "budget_bytes": 32 << 20}
+    aims: dict[str, object] = {"cap_bytes": 8 << 20, "budget_bytes": 32 << 20}
     hog = arm(tmp_path / "large", aims, "disk_hog")
     verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert (verdict, stderr) == ("ok", "".join(
@@ -558,7 +559,7 @@ def test_a_submission_sees_its_own_folder_and_nothing_else_inside_or_outside_the
     bob.parent.mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", bob)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", bob.parent / "_common.py")
-    tables = Path(os.environ["BETSY_TABLES"]) / "betsy3-mover.tb"
+    tables = Path(os.environ["BETSY_TABLES"]) / table_name(3)
     tables.write_bytes(b"table")
     aims = [subs / "mallory" / "helper.txt", bob, db, log, ROOT / "README.md", ROOT / "scripts" / "betsy.py",
             ROOT / "engines" / "random_mover.py", tables]

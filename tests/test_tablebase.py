@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 from engines.protocol import Rng
-from engines.tablebase import DRAW, LOSS, WIN, Tablebase, build, position_index, probe
+from engines import kings_horses_table as kht
+from engines.tablebase import (
+    DRAW, HEADER_BYTES, LOSS, WIN, Tablebase, build, header, position_index, probe, table_bytes, table_name,
+    table_problem,
+)
 from harness.games.betsy import Position, geometry, initial_position
 from harness.protocol import find_answer
 from tests.conftest import ROOT, run_program
@@ -207,3 +211,80 @@ def test_without_a_table_probe_declines(tmp_path: Path, monkeypatch: pytest.Monk
 def test_build_refuses_boards_too_large() -> None:
     with pytest.raises(ValueError, match="tablebases are built for n = 1 .. 3, not 4"):
         build(4)
+
+
+# --- the header: a stale or foreign file is refused, and the set-up builds it again -----------------
+
+WON = Position.from_text("3", "x", "............o..xox")
+"""x to move wins, with 3 only (the oracle sample): a table read wrongly would show it."""
+SEED_EXPECTED = "betsy-arena table v2: betsy n=3 height=6 supply=9 priority=mover"
+
+
+def body(folder: Path) -> bytes:
+    """The values of the built n = 3 table, without its header: a file of version 1."""
+    return (folder / table_name(3)).read_bytes()[HEADER_BYTES:]
+
+
+@pytest.mark.parametrize("kind", ["version 1", "version 3", "blue", "n = 2", "kings-horses", "cut short"])
+def test_a_stale_or_foreign_table_is_refused_and_the_engine_searches(
+    kind: str, tables: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = body(tables)
+    stale = {
+        "version 1": values,  # the headerless layout of version 1
+        "version 3": header(3, "mover").replace(b" v2:", b" v3:") + values,
+        "blue": header(3, "blue") + values,
+        "n = 2": header(2, "mover") + values,
+        "kings-horses": kht.HEADER.pack(kht.MAGIC, kht.VERSION, 8, kht.pair_count(8)) + values,
+        "cut short": header(3, "mover") + values[:-2],
+    }[kind]
+    path = tmp_path / table_name(3)
+    path.write_bytes(stale)
+    found = {
+        "version 1": "\x01\x00" * 8,  # the first 16 bytes of a binary header
+        "version 3": SEED_EXPECTED.replace(" v2:", " v3:"),
+        "blue": SEED_EXPECTED.replace("mover", "blue"),
+        "n = 2": "betsy-arena table v2: betsy n=2 height=5 supply=5 priority=mover",
+        "kings-horses": "KHTB\x01\x00\x00\x00\x08\x00\x00\x00z\x01\x00\x00",  # S = 8, 378 = 0x17a pairs
+    }.get(kind)
+    problem = (f"{path}: {len(stale)} bytes, not {table_bytes(3)}; rebuild it" if found is None else
+               f"{path}: header {found!r} is not {SEED_EXPECTED!r}; rebuild it")
+    assert table_problem(str(path), 3) == problem
+    monkeypatch.setenv("BETSY_TABLES", str(tmp_path))
+    assert Tablebase.open_size(3) is None
+    assert probe(WON) is None
+    # The engine plays on by searching (within its second, it need not find the 21-ply win): legally.
+    result = run_program([sys.executable, str(ROOT / "engines" / "alphabeta.py"), "3", "x", WON.board(), "1"])
+    answer = find_answer(result.stdout.splitlines())
+    assert (result.returncode, result.stderr) == (0, "")
+    assert answer is not None and WON.is_legal(answer.move) and answer.board == WON.after(answer.move).board()
+
+
+def test_the_table_written_is_the_one_read(tables: Path) -> None:
+    path = tables / table_name(3)
+    data = path.read_bytes()
+    assert data[:HEADER_BYTES] == SEED_EXPECTED.encode().ljust(HEADER_BYTES - 1) + b"\n"
+    assert len(data) == HEADER_BYTES + 2 * 2 * 128 ** 3 == table_bytes(3)
+    assert table_problem(str(path), 3) is None and table_problem(str(path), 3, "blue") is not None
+    table = Tablebase(str(path))
+    assert table.lookup(WON)[0] == WIN  # the body starts after the header
+    table.close()
+
+
+def test_if_missing_rebuilds_a_stale_table_and_keeps_a_current_one(tables: Path, tmp_path: Path) -> None:
+    script = [sys.executable, str(ROOT / "scripts" / "build_tablebase.py"), "--n", "2", "--priority", "mover",
+              "--if-missing", "--dir", str(tmp_path)]
+    path = tmp_path / table_name(2)
+    good = (tables / table_name(2)).read_bytes()
+    path.write_bytes(good[HEADER_BYTES:])  # the same values in the headerless layout of version 1
+    rebuilt = run_program(script)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert rebuilt.stderr == (f"rebuilding {path}: header {(chr(1) + chr(0)) * 8!r} is not 'betsy-arena table v2: "
+                              "betsy n=2 height=5 supply=5 priority=mover'\n")
+    assert rebuilt.stdout.startswith(f"built {path} in ")
+    assert path.read_bytes() == good
+    kept = run_program(script)
+    assert (kept.returncode, kept.stdout, kept.stderr) == (0, "", "")
+    path.write_bytes(header(3, "mover")[:40])  # another table's header, cut short
+    assert run_program(script).stdout.startswith(f"built {path} in ")
+    assert path.read_bytes() == good

@@ -5,7 +5,7 @@ import sys
 
 from _attack import blocked, finish, fenced, leaked, targets
 
-table = targets().get("table", os.path.expanduser("~/.cache/betsy-arena/betsy3-mover.tb"))
+table = targets().get("table", os.path.expanduser("~/.cache/betsy-arena/betsy3-mover-v2.tb"))
 planted = os.path.join(os.path.dirname(table), "planted.tb")
 for what, path, mode, done in ((f"overwrite {table}", table, "r+b", f"overwrote {table}"),
                                ("create a file beside the tables", planted, "xb", "created a file beside the tables")):
