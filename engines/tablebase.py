@@ -21,6 +21,7 @@ never committed.
 from __future__ import annotations
 
 import os
+from functools import cache
 
 from engines.tables import table_dir
 from harness.games.betsy import Move, Position, geometry
@@ -43,6 +44,7 @@ class StaleTable(ValueError):
     """A table file that is not the one this reader expects: another version, other rules, or cut short."""
 
 
+@cache
 def header(n: int, win_priority: str) -> bytes:
     """The exact header of the table for ``n`` and ``win_priority``: one text line, padded with spaces."""
     g = geometry(n)
@@ -50,6 +52,7 @@ def header(n: int, win_priority: str) -> bytes:
     return line.encode().ljust(HEADER_BYTES - 1) + b"\n"
 
 
+@cache
 def table_bytes(n: int) -> int:
     """Size of a table file for ``n`` columns: the header, then two bytes per (board code, side to move)."""
     return HEADER_BYTES + 4 * (1 << (geometry(n).height + 1)) ** n
