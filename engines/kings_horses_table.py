@@ -19,7 +19,9 @@ set-up builds once per machine, also ends most of the search of 1..15 positions
 Layout: squares inside the triangle are numbered in order of ``(row, col)``; a pair of squares
 ``i < j`` is number ``j * (j - 1) / 2 + i``; the bit of (mover's pair m, opponent's pair o) is bit
 ``m * P + o`` of the body (P pairs, most significant bit of each byte first). The file starts with a
-16-byte header: ``KHTB``, the format version, S, and P.
+16-byte header: ``KHTB``, the format version, S, and P. A reader refuses a file whose header is not
+this format's current version, whose S is not the one its name gives, whose P is not S's, or whose
+size does not match (the solver then searches, and ``build_tablebase.py --if-missing`` builds it again).
 
 Building needs numpy (``scripts/build_tablebase.py --game kings-horses [--sum S]``); reading does not: the
 solver maps the file and reads one bit per position. Positions are solved layer by layer in order of
@@ -62,14 +64,22 @@ def pair_index(i: int, j: int) -> int:
 class Table:
     """Read access to a built table (mapped, not read: opening costs nothing)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, limit: int | None = None) -> None:
+        """Open the table at ``path`` (for the triangle ``row + col <= limit``, when given); raises
+        ValueError for a file of another format or version, of another triangle, or cut short."""
         with open(path, "rb") as handle:
             head = handle.read(HEADER.size)
             if len(head) < HEADER.size:
                 raise ValueError(f"{path}: not a kings-horses table (too short)")
-            magic, version, limit, pairs = HEADER.unpack(head)
+            magic, version, built, pairs = HEADER.unpack(head)
             if magic != MAGIC or version != VERSION:
                 raise ValueError(f"{path}: not a kings-horses table of version {VERSION}; rebuild it")
+            if limit is not None and built != limit:
+                raise ValueError(f"{path}: a table of row + col <= {built}, not {limit}; rebuild it")
+            if built < 4 or pairs != pair_count(built):
+                raise ValueError(f"{path}: {pairs} pairs for row + col <= {built}, which has "
+                                 f"{pair_count(built) if built >= 4 else 0}; rebuild it")
+            limit = built
             size = HEADER.size + (pairs * pairs + 7) // 8
             if os.fstat(handle.fileno()).st_size != size:
                 raise ValueError(f"{path}: truncated ({size} bytes expected); rebuild it")
@@ -105,7 +115,7 @@ def default_table() -> Table | None:
         table = None
         for limit in _built_limits(directory):
             try:
-                table = Table(table_path(limit))
+                table = Table(table_path(limit), limit)
             except (OSError, ValueError):
                 continue
             break
@@ -130,7 +140,7 @@ def _built_limits(directory: str) -> list[int]:
 
 def pair_count(limit: int) -> int:
     """Number of unordered pairs of distinct squares in the triangle ``row + col <= limit``."""
-    count = len(squares(limit))
+    count = limit * (limit - 1) // 2  # row r holds limit - r squares, for r = 1 .. limit - 1
     return count * (count - 1) // 2
 
 

@@ -5,14 +5,23 @@ i is 1 for red (o); a board is the mixed-radix number of its column codes, and a
 side to move. The table holds, for every position, its value for the side to move (1 win, -1 loss,
 0 draw: neither side can force a line) and the distance in plies to the end under optimal play.
 
+The file starts with a 96-byte text header (``HEADER_BYTES``): the format's name and version and the
+rules it was solved for (n, column height, pebbles per colour, win priority). A reader refuses a file
+whose header is not exactly the one it expects, or whose size is wrong (stale, foreign or cut short):
+an engine then searches, as it does without a table, and ``scripts/build_tablebase.py --if-missing``
+builds it again. The version is also in the file's name, so checkouts of another version never meet
+it.
+
 Building needs numpy (``scripts/build_tablebase.py``, about a minute for n = 3); reading does not:
-an engine looks up a position with one seek and read of its table file, so it costs nothing at
-start-up. Tables are generated on the machine (default ``~/.cache/betsy-arena``), never committed.
+an engine checks the header and looks up a position with one seek and read of its table file, so it
+costs nothing at start-up. Tables are generated on the machine (default ``~/.cache/betsy-arena``),
+never committed.
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
 
 from engines.tables import table_dir
 from harness.games.betsy import Move, Position, geometry
@@ -20,14 +29,65 @@ from harness.games.betsy import Move, Position, geometry
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
 LOSS, DRAW, WIN = -1, 0, 1
 _MAX_N = 3
 """Largest board the builder handles (n = 4 would need 2^32 boards)."""
+FORMAT = "betsy-arena table"
+VERSION = 2
+"""Version 1 had no header; bump this whenever the layout or the values' meaning changes."""
+HEADER_BYTES = 96
+
+
+class StaleTable(ValueError):
+    """A table file that is not the one this reader expects: another version, other rules, or cut short."""
+
+
+@cache
+def header(n: int, win_priority: str) -> bytes:
+    """The exact header of the table for ``n`` and ``win_priority``: one text line, padded with spaces."""
+    g = geometry(n)
+    line = f"{FORMAT} v{VERSION}: betsy n={n} height={g.height} supply={g.supply} priority={win_priority}"
+    return line.encode().ljust(HEADER_BYTES - 1) + b"\n"
+
+
+@cache
+def table_bytes(n: int) -> int:
+    """Size of a table file for ``n`` columns: the header, then two bytes per (board code, side to move)."""
+    return HEADER_BYTES + 4 * (1 << (geometry(n).height + 1)) ** n
+
+
+def table_name(n: int, win_priority: str = "mover") -> str:
+    """The file name of a table: its version in it too, for checkouts whose readers check no header."""
+    return f"betsy{n}-{win_priority}-v{VERSION}.tb"
 
 
 def table_path(n: int, win_priority: str = "mover") -> str:
-    return os.path.join(table_dir(), f"betsy{n}-{win_priority}.tb")
+    return os.path.join(table_dir(), table_name(n, win_priority))
+
+
+def table_problem(path: str, n: int, win_priority: str = "mover") -> str | None:
+    """Why the file at ``path`` is not a usable table for ``n`` and ``win_priority`` (None if it is)."""
+    try:
+        with open(path, "rb") as file:
+            return _problem(file, path, n, win_priority)
+    except OSError as error:
+        return f"{path}: cannot be read ({error.strerror})"
+
+
+def _problem(file: BinaryIO, path: str, n: int, win_priority: str) -> str | None:
+    found = file.read(HEADER_BYTES)
+    expected = header(n, win_priority)
+    if found != expected:
+        line = found.split(b"\n", 1)[0]
+        text = line.decode("latin-1")
+        shown = text.rstrip() if line.isascii() and text.isprintable() else text[:16]  # binary: its start
+        return f"{path}: header {shown!r} is not {expected.decode().rstrip()!r}; rebuild it"
+    size = os.fstat(file.fileno()).st_size
+    if size != table_bytes(n):
+        return f"{path}: {size} bytes, not {table_bytes(n)}; rebuild it"
+    return None
 
 
 def position_index(position: Position) -> int:
@@ -44,11 +104,17 @@ def position_index(position: Position) -> int:
 
 
 class Tablebase:
-    """Read access to a built table: two bytes per position (value + 1, distance)."""
+    """Read access to a built table: after the header, two bytes per position (value + 1, distance)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, n: int = 3, win_priority: str = "mover") -> None:
+        """Open the table at ``path`` for ``n`` and ``win_priority``; raises StaleTable (and closes
+        it) when its header or size is not that table's."""
         self.path = path
         self._file = open(path, "rb")
+        problem = _problem(self._file, path, n, win_priority)
+        if problem is not None:
+            self._file.close()
+            raise StaleTable(problem)
 
     @classmethod
     def open_for(cls, position: Position) -> Tablebase | None:
@@ -57,13 +123,16 @@ class Tablebase:
 
     @classmethod
     def open_size(cls, n: int, win_priority: str = "mover") -> Tablebase | None:
-        """The table for board size ``n`` and ``win_priority``, if it has been built."""
-        path = table_path(n, win_priority)
-        return cls(path) if os.path.exists(path) else None
+        """The table for board size ``n`` and ``win_priority``, if one is built and is that table
+        (None for a missing, unreadable, stale or foreign file)."""
+        try:
+            return cls(table_path(n, win_priority), n, win_priority)
+        except (OSError, StaleTable):
+            return None
 
     def lookup(self, position: Position) -> tuple[int, int]:
         """(value for the side to move, distance in plies)."""
-        self._file.seek(2 * position_index(position))
+        self._file.seek(HEADER_BYTES + 2 * position_index(position))
         data = self._file.read(2)
         return data[0] - 1, data[1]
 
@@ -216,7 +285,9 @@ def build(n: int = 3, win_priority: str = "mover", path: str | Path | None = Non
     packed[0::2] = (value + 1).astype(np.uint8)
     packed[1::2] = distance
     temporary = target + ".tmp"
-    packed.tofile(temporary)
+    with open(temporary, "wb") as file:
+        file.write(header(n, win_priority))
+        packed.tofile(file)
     os.replace(temporary, target)  # a half-written table is never seen
     return target
 

@@ -2,6 +2,8 @@
 Horses near the corner (``--game kings-horses``: every position with all four knights on
 row + col <= S, default S = 24; ``--if-missing`` skips it when a table at least as large is built and,
 where the memory it needs is not available, builds a smaller one, or keeps the smaller one there).
+``--if-missing`` counts only a table its reader accepts: a stale or foreign file (another version's
+header, other rules, cut short) is built again.
 
 Usage: .venv/bin/python scripts/build_tablebase.py [--n 3] [--priority mover|blue|both] [--dir DIR]
        .venv/bin/python scripts/build_tablebase.py --game kings-horses [--sum 24] [--max-memory GB] [--dir DIR]
@@ -19,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import kings_horses_table as kh_table  # noqa: E402
-from engines.tablebase import build, table_path  # noqa: E402
+from engines.tablebase import build, table_path, table_problem  # noqa: E402
 
 
 _KH_COST = {16: "about 3 s, once per machine", 20: "about 15 s and 0.4 GB, once per machine",
@@ -49,7 +51,8 @@ def main() -> None:
     parser.add_argument("--priority", choices=("mover", "blue", "both"), default="both")
     parser.add_argument("--dir", help="where to write (default $BETSY_TABLES or ~/.cache/betsy-arena)")
     parser.add_argument("--if-missing", action="store_true",
-                        help="skip tables that already exist (kings-horses: build a smaller one if memory is short)")
+                        help="skip tables that already exist and are current: a stale or foreign file is rebuilt "
+                             "(kings-horses: build a smaller one if memory is short)")
     args = parser.parse_args()
     if args.dir:
         os.environ["BETSY_TABLES"] = args.dir
@@ -80,8 +83,13 @@ def main() -> None:
         print(f"built {path} in {time.perf_counter() - start:.1f} s")
         return
     for priority in ("mover", "blue") if args.priority == "both" else (args.priority,):
-        if args.if_missing and os.path.exists(table_path(args.n, priority)):
-            continue
+        if args.if_missing:
+            path = table_path(args.n, priority)
+            problem = table_problem(path, args.n, priority) if os.path.exists(path) else "missing"
+            if problem is None:
+                continue
+            if problem != "missing":
+                print(f"rebuilding {problem.removesuffix('; rebuild it')}", file=sys.stderr)
         start = time.perf_counter()
         path = build(args.n, priority)
         print(f"built {path} in {time.perf_counter() - start:.1f} s")

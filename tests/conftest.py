@@ -104,13 +104,13 @@ def cannot_run_here(reason: str) -> NoReturn:
 def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A folder with the exact n = 3 table (mover priority): this machine's, or one built for this
     run (about 10 s) where scripts/build_tablebase.py has not built one."""
-    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
-    if os.path.exists(os.path.join(default, "betsy3-mover.tb")):
-        return default
-    from engines.tablebase import build
+    from engines.tablebase import build, table_name, table_problem
 
+    default = os.path.join(os.path.expanduser("~"), ".cache", "betsy-arena")
+    if table_problem(os.path.join(default, table_name(3)), 3) is None:
+        return default
     folder = tmp_path_factory.mktemp("n3-tables")
-    build(3, "mover", folder / "betsy3-mover.tb")
+    build(3, "mover", folder / table_name(3))
     return str(folder)
 
 

@@ -26,7 +26,7 @@ from engines.connect4_evaluation import (
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
 from engines.search.mcts import MCTS
-from harness.games.betsy import rules as betsy
+from harness.games.betsy.rules import rules as betsy
 from harness.games.connect4.rules import PLAYER_O, PLAYER_X, Position, initial_position
 from tests.conftest import ROOT, run_counting_cpu, run_program
 
@@ -455,24 +455,63 @@ def played(moves: str, width: int = 8, height: int = 8) -> Position:
     return position
 
 
+def plain_scores(position: Position) -> dict[int, int]:
+    """Every legal move's exact score in Pons's convention, by a plain memoised negamax over every
+    move: a win with the disc about to be played, when ``discs`` are on the board, scores
+    (W*H + 1 - discs) // 2 (one point per own disc left unplayed, plus one: a win with one's last disc
+    scores 1); filling the board without a four scores 0; any other move scores minus the best score
+    of the position it leaves, for the opponent."""
+    cells = position.width * position.height
+    memo: dict[tuple[str, int], int] = {}
+
+    def scores(node: Position) -> dict[int, int]:
+        found = {}
+        for move in node.legal_moves():
+            discs = node.plies
+            node.push(move)
+            if node.winner_after_push(move) is not None:
+                found[move] = (cells + 1 - discs) // 2
+            elif node.plies == cells:
+                found[move] = 0
+            else:
+                key = (node.board(), node.turn)
+                if key not in memo:
+                    memo[key] = max(scores(node).values())
+                found[move] = -memo[key]
+            node.pop()
+        return found
+
+    return scores(position.copy())
+
+
 def test_endgame_solves_every_move_exactly_in_pons_scores() -> None:
-    # x to move, 24 empty cells: columns 1 to 3 win with x's 7th last disc, 4 and 8 lose.
+    # x to move, 24 empty cells, column 3 full: columns 1 and 2 win (with x's 7th last disc), 4 and 8 lose.
     position = played(LOST_GAME[:40])
     before = position.board()
+    expected = plain_scores(position)
+    assert sorted(expected) == [1, 2, 4, 8] and expected[1] == expected[2] > 0 > expected[4]
     scores = connect4_endgame.solve_moves(position, position.legal_moves(), time.monotonic() + 30, stop_at_win=False)
-    assert scores == {1: 7, 2: 7, 4: -11, 8: -12}
+    assert scores == expected
     assert position.board() == before
-    # o to move, lost: the longest loss is column 1's.
+    # o to move, lost: every move is solved, and the longest loss is played.
     lost = played(LOST_GAME[:41])
-    assert connect4_endgame.endgame(lost, time.monotonic() + 30) == (1, {4: -11, 8: -11, 1: -7})
+    expected = plain_scores(lost)
+    assert max(expected.values()) < 0
+    longest = [move for move, score in expected.items() if score == max(expected.values())]
+    assert connect4_endgame.endgame(lost, time.monotonic() + 30) == (longest[0], expected) and len(longest) == 1
 
 
 def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
     position = played(LOST_GAME[:36])
-    assert connect4_endgame.static_order(position) == [2, 4, 3, 8, 1]
-    # Columns 1 and 2 both win, with the same score (7): the first in the order is played.
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (2, {2: 7})
-    assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: 7}
+    expected = plain_scores(position)
+    winning = {move for move, score in expected.items() if score > 0}
+    assert winning == {1, 2, 3} and len({expected[move] for move in winning}) == 1  # all three win alike
+    # The order: the opponent's evaluation one ply on, lowest first, the centre first among equals.
+    order = connect4_endgame.static_order(position)
+    assert order == sorted(position.legal_moves(), key=lambda m: (evaluate(position.after(m)), abs(2 * m - 9), m))
+    first = next(move for move in order if move in winning)
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: expected[first]})
+    assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: expected[1]}
     # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
     board = "." * 48 + "ooo....." + "xxx....."
     win = Position.from_text("8x8", "x", board)

@@ -64,7 +64,13 @@ def test_ring_term_adds_the_column_values_for_the_side_to_move() -> None:
 def test_ring_term_is_off_by_default() -> None:
     assert Weights().ring == 0
     position = Position.from_text(5, "x", O_RUN_IN_COLUMN_4)
-    assert make_evaluator(Weights())(position) == evaluate(position) == -40
+    # The lines of the top 5 rows, by hand (rows top first: ....x, ....x, ....o, ...ox, ...oo). A line
+    # with k pebbles of one colour and none of the other is worth 4**k to that colour (base 4); with
+    # exactly one of the other's, half that (blocked 0.5); x to move, so x's view:
+    #   rows:      ....x +4, ....x +4, ....o -4, ...ox +2 - 2 (each colour's one pebble, blocked), ...oo -16
+    #   columns:   1, 2, 3 empty; column 4 (. . . o o) -16; column 5 (x x o x o: 3 x and 2 o) 0
+    #   diagonals: (1,1)..(5,5) . . . o o -16; (1,5)..(5,1) x . . . . +4
+    assert make_evaluator(Weights())(position) == evaluate(position) == (4 + 4 - 4 + 2 - 2 - 16) - 16 - 16 + 4 == -40
 
 
 def test_stack_value_counts_the_best_window_of_n_around_the_ring_free_of_the_opponent() -> None:

@@ -16,12 +16,12 @@ from tests.conftest import ARENA, ROOT, run_program
 @pytest.fixture
 def tables(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real n = 3 tables: this machine's (built by scripts/test), or built here (about 10 s)."""
-    home = Path.home() / ".cache" / "betsy-arena"
-    if not (home / "betsy3-mover.tb").exists():
-        from engines.tablebase import build
+    from engines.tablebase import build, table_name, table_problem
 
+    home = Path.home() / ".cache" / "betsy-arena"
+    if table_problem(str(home / table_name(3)), 3) is not None:
         home = tmp_path_factory.mktemp("tables")
-        build(3, "mover", home / "betsy3-mover.tb")
+        build(3, "mover", home / table_name(3))
     monkeypatch.setenv("BETSY_TABLES", str(home))
     return home
 

@@ -1,7 +1,13 @@
-"""All The King's Horses: the rules core, its wire forms, and our players through the referee."""
+"""All The King's Horses: the rules core, its wire forms, and our players through the referee.
+
+Besides exact examples, the rules core is cross-checked against a plain reference written here from
+docs/kings_horses.md alone, on seeded random positions of every band and on random games played to
+their end.
+"""
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from functools import lru_cache
@@ -10,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.referee.engine_specs import builtin_engine
-from harness.games.kings_horses.rules import Position, PositionError, lone_moves, random_position, render
+from harness.games.kings_horses.rules import Position, PositionError, lone_moves, race_lead, random_position, render
 from harness.games.registry import get_game
 from harness.match.match import Termination, play_game
 from harness.referee.protocol import Clock, Verdict, check_answer, engine_argv
@@ -19,6 +25,58 @@ from harness.match.settings import GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = ((-2, -1), (-1, -2), (-2, 1), (1, -2))
+
+
+# --- a plain reference, straight from docs/kings_horses.md -------------------------------------------
+# "The side to move moves one of its own knights, always toward the corner, by one of four knight
+# steps: two up and one left (-2, -1), one up and two left (-1, -2), two up and one right (-2, +1),
+# or one down and two left (+1, -2)." A side is BLACK or WHITE, a square (row, column).
+PLAIN_STEPS = {"two up, one left": (-2, -1), "one up, two left": (-1, -2), "two up, one right": (-2, 1),
+               "one down, two left": (1, -2)}
+Knights = tuple[tuple[int, int], tuple[int, int]]
+COLOUR = {"BLACK": 0, "WHITE": 1}
+"""The core's colour numbers: "x (BLACK) and o (WHITE)"."""
+
+
+def plain_moves(side: str, black: Knights, white: Knights) -> dict[int, tuple[str, Knights, Knights]]:
+    """Every move of the side to move, by its number, with the position it leaves (the other side to
+    move). "A move is a number 1 to 8: the mover's knight (move - 1) // 4 + 1 (first or second) and
+    the step (move - 1) % 4 in the order above"; "a knight may not leave the board (row and column
+    stay at least 1) and may not land on a square any knight holds, its own side's or the other's"."""
+    own = black if side == "BLACK" else white
+    held = {*black, *white}
+    found = {}
+    for knight in (1, 2):
+        row, col = own[knight - 1]
+        for step, (down, right) in enumerate(PLAIN_STEPS.values()):
+            square = (row + down, col + right)
+            if square[0] < 1 or square[1] < 1 or square in held:
+                continue
+            moved: Knights = (square, own[1]) if knight == 1 else (own[0], square)
+            other = "WHITE" if side == "BLACK" else "BLACK"
+            found[4 * (knight - 1) + step + 1] = (other, moved, white) if side == "BLACK" else (other, black, moved)
+    return found
+
+
+def plain_winner(side: str, black: Knights, white: Knights) -> str | None:
+    """The winner once the side to move has no move ("the side to move with no move loses"), else None."""
+    if plain_moves(side, black, white):
+        return None
+    return "WHITE" if side == "BLACK" else "BLACK"
+
+
+def plain_random_position(rng: random.Random, band: int) -> tuple[str, Knights, Knights]:
+    """Four distinct squares with coordinates in 1..band ("two knights share a square" is invalid)."""
+    squares: list[tuple[int, int]] = []
+    while len(squares) < 4:
+        square = (rng.randint(1, band), rng.randint(1, band))
+        if square not in squares:
+            squares.append(square)
+    return rng.choice(["BLACK", "WHITE"]), (squares[0], squares[1]), (squares[2], squares[3])
+
+
+def as_position(side: str, black: Knights, white: Knights) -> Position:
+    return Position.from_words([side, *(str(v) for square in (*black, *white) for v in square)])
 
 
 @lru_cache(maxsize=None)
@@ -75,6 +133,88 @@ def test_moves_respect_the_edges_and_occupied_squares() -> None:
     # No move only because knights hold the targets: (3,1) -> (1,2) is black's.
     blocked = Position.from_words("WHITE 1 2 4 4 3 1 2 2".split())
     assert (blocked.legal_moves(), blocked.winner()) == ([], 0)
+
+
+def check_against_plain(position: Position, side: str, black: Knights, white: Knights) -> dict[int, tuple[str, Knights,
+                                                                                                       Knights]]:
+    """Assert that the rules core agrees with the plain reference on this position (every move number,
+    legal or not, what each legal one leaves, the winner, a winning move); the plain moves."""
+    expected = plain_moves(side, black, white)
+    assert position.legal_moves() == sorted(expected)
+    for move in range(-1, 11):
+        assert position.is_legal(move) is (move in expected), move
+        assert (position.illegal_reason(move) is None) is (move in expected), move
+    for move, (other, new_black, new_white) in expected.items():
+        child = position.after(move)
+        assert (child.word, child.knights) == (other, [*new_black, *new_white]), move
+        # The same position with a side's knights printed in the other order is the same move.
+        assert position.move_to(as_position(other, new_black[::-1], new_white[::-1])) == move
+        assert child.key() == as_position(other, new_black[::-1], new_white[::-1]).key()
+    assert position.winner() == (None if expected else COLOUR[plain_winner(side, black, white) or ""])
+    assert position.is_game_over() is (plain_winner(side, black, white) is not None)
+    assert position.has_winning_move() is any(plain_winner(*after) == side for after in expected.values())
+    counts = {colour: longest(*knights[0]) + longest(*knights[1]) for colour, knights in (("BLACK", black),
+                                                                                         ("WHITE", white))}
+    assert race_lead(position) == counts[side] - counts["WHITE" if side == "BLACK" else "BLACK"]
+    return expected
+
+
+@pytest.mark.parametrize("band", [3, 4, 5, 8, 15, 30])
+def test_rules_agree_with_the_plain_reference_on_random_positions(band: int) -> None:
+    rng = random.Random(band)
+    seen = {"moves": 0, "stuck": 0, "blocked": 0}
+    for _ in range(1500):
+        side, black, white = plain_random_position(rng, band)
+        position = as_position(side, black, white)
+        assert (position.word, position.knights) == (side, [*black, *white])
+        assert position.line() == " ".join([side, *(str(v) for square in (*black, *white) for v in square)])
+        expected = check_against_plain(position, side, black, white)
+        seen["moves"] += len(expected)
+        seen["stuck"] += not expected
+        # A move off the board or onto a knight is refused, whatever the number says.
+        own = black if side == "BLACK" else white
+        seen["blocked"] += sum((r + dr, c + dc) in {*black, *white} for r, c in own for dr, dc in PLAIN_STEPS.values())
+    assert seen["moves"] > 1500
+    if band <= 5:  # near the corner, sides without a move and knights in each other's way are common
+        assert seen["stuck"] > 20 and seen["blocked"] > 100
+
+
+def test_random_games_agree_with_the_plain_reference_move_by_move_to_their_end() -> None:
+    rng = random.Random(39)
+    plies = ended = 0
+    for _ in range(200):
+        side, black, white = plain_random_position(rng, rng.choice([5, 8, 12, 20]))
+        position = as_position(side, black, white)
+        total = sum(r + c for r, c in (*black, *white))
+        rows, cols = position.reach()
+        while True:
+            # Every knight of every position of the game stays inside the start's reach.
+            assert all(r <= rows and c <= cols for r, c in (*black, *white)), (position.reach(), black, white)
+            expected = check_against_plain(position, side, black, white)
+            if not expected:
+                break
+            move = rng.choice(sorted(expected))
+            position.push(move)
+            side, black, white = expected[move]
+            assert (position.word, position.knights) == (side, [*black, *white])
+            # "Every step takes row + column down (by 3 or by 1), so every game ends."
+            after = sum(r + c for r, c in (*black, *white))
+            assert total - after in (1, 3)
+            total = after
+            plies += 1
+        ended += 1
+        assert position.winner() == COLOUR["WHITE" if side == "BLACK" else "BLACK"]
+        for _ in range(len(position._history)):  # unmake every move: back to the start
+            position.pop()
+    assert ended == 200 and plies > 2000
+
+
+def test_the_reach_of_a_knight_is_where_it_can_get_going_down_or_right() -> None:
+    # (8, 8) gets to row 11 going down, (9, 6), (10, 4), (11, 2), and to column 11 going right,
+    # (6, 9), (4, 10), (2, 11); the other knights reach less far.
+    assert Position.from_words("BLACK 8 8 1 1 2 1 1 2".split()).reach() == (11, 11)
+    assert Position.from_words("WHITE 1 1 2 1 1 2 3 1".split()).reach() == (4, 4)  # never smaller than 4 x 4
+    assert Position.from_words("WHITE 1 9 2 1 1 2 3 1".split()).reach() == (5, 9)  # (1, 9) goes down to row 5
 
 
 def test_random_starts_are_valid_seeded_and_never_over() -> None:

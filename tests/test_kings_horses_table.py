@@ -100,9 +100,19 @@ def test_the_command_line_gives_the_same_answers_with_and_without_the_table(tabl
         assert outputs[0].splitlines()[-1] == f"{expected} WILL WIN"
 
 
+BODY_10 = bytes(122513)
+"""The body of a row + col <= 10 table: 990 * 990 bits."""
+
+
 @pytest.mark.parametrize(("content", "problem"), [
     (b"KHTB", "not a kings-horses table (too short)"),
     (b"XXXX" + bytes(12), "not a kings-horses table of version 1; rebuild it"),
+    (kht.HEADER.pack(kht.MAGIC, 2, 10, 990) + BODY_10, "not a kings-horses table of version 1; rebuild it"),
+    (b"betsy-arena table v2: betsy n=3 height=6 supply=9 priority=mover".ljust(95) + b"\n",
+     "not a kings-horses table of version 1; rebuild it"),
+    (kht.HEADER.pack(kht.MAGIC, kht.VERSION, 8, 378) + bytes(17861), "a table of row + col <= 8, not 10; rebuild it"),
+    (kht.HEADER.pack(kht.MAGIC, kht.VERSION, 10, 989) + BODY_10, "989 pairs for row + col <= 10, which has 990; "
+                                                                 "rebuild it"),
     (kht.HEADER.pack(kht.MAGIC, kht.VERSION, 10, 990) + bytes(10), "truncated (122529 bytes expected); rebuild it"),
 ])
 def test_a_damaged_table_is_refused_and_the_solver_searches(
@@ -110,7 +120,7 @@ def test_a_damaged_table_is_refused_and_the_solver_searches(
     path = tmp_path / "kings-horses-10.tb"
     path.write_bytes(content)
     with pytest.raises(ValueError) as caught:
-        kht.Table(str(path))
+        kht.Table(str(path), 10)  # as default_table opens it: the S its name gives
     assert str(caught.value) == f"{path}: {problem}"
     monkeypatch.setenv("BETSY_TABLES", str(tmp_path))
     assert kht.default_table() is None
@@ -148,3 +158,17 @@ def test_where_memory_is_short_the_build_refuses_or_the_set_up_builds_a_smaller_
     again = subprocess.run([*base, "--if-missing"], capture_output=True, text=True, timeout=60)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # keeps the smaller table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kings-horses-16.tb"]
+
+
+def test_if_missing_rebuilds_a_stale_table(tmp_path: Path) -> None:
+    script = [sys.executable, str(ROOT / "scripts" / "build_tablebase.py"), "--game", "kings-horses", "--sum", "8",
+              "--if-missing", "--dir", str(tmp_path)]
+    path = tmp_path / "kings-horses-8.tb"
+    path.write_bytes(kht.HEADER.pack(kht.MAGIC, kht.VERSION + 1, 8, 378) + bytes(17861))  # another version's
+    built = subprocess.run(script, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.startswith(f"built {path} in ")
+    table = kht.Table(str(path), 8)
+    assert table.mover_wins(((2, 2), (3, 3)), ((1, 2), (3, 1))) is True  # the seed's example, BLACK to move
+    again = subprocess.run(script, capture_output=True, text=True, timeout=60)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # a current table is kept

@@ -10,6 +10,7 @@ import pytest
 from engines import mcts_alphabeta
 from engines.evaluation import evaluate
 from engines.protocol import Rng
+from engines.search.alphabeta import WIN, WIN_BOUND
 from engines.search.mcts import LOST, MCTS, UNKNOWN, WON
 from harness.games.betsy.rules import Position
 from harness.referee.protocol import Verdict, check_answer, find_answer
@@ -17,6 +18,74 @@ from tests.conftest import ROOT, SEED_BOARD, run_program
 from tests.test_alphabeta import X_THREATENS_ROW, forced_win_moves, positions_with_forced_win_in_three
 
 ENGINE = [sys.executable, str(ROOT / "engines" / "mcts_alphabeta.py")]
+
+
+# --- a plain fixed-depth minimax, the reference for the searches' scores ------------------------------
+# Written from what the search documents (engines/search/alphabeta.py), without its pruning, table,
+# ordering or reductions: a move that completes the mover's line wins, scored WIN - plies; at the
+# horizon a side with a winning move scores that win, otherwise the evaluation for the side to move;
+# a position already on the path from the root is a draw by repetition, worth -contempt to the side
+# that was to move at the root (and +contempt to the other).
+
+
+def plain_value(node: Position, depth: int, ply: int, path: frozenset[int], contempt: int, root_turn: int) -> int:
+    key = node.key()
+    if key in path:
+        return -contempt if node.turn == root_turn else contempt
+    if depth <= 0:
+        return WIN - ply - 1 if node.has_winning_move() else mcts_alphabeta.evaluate(node)
+    best = -10 * WIN
+    for move in node.legal_moves():
+        mover = node.turn
+        node.push(move)
+        winner = node.winner_after_push(move)
+        if winner is not None:
+            score = WIN - ply - 1 if winner == mover else -(WIN - ply - 1)
+        else:
+            score = -plain_value(node, depth - 1, ply + 1, path | {key}, contempt, root_turn)
+        node.pop()
+        best = max(best, score)
+    return best
+
+
+def plain_root_scores(position: Position, depth: int, contempt: int) -> dict[int, int]:
+    """Every root move's score after a ``depth``-ply plain minimax."""
+    node = position.copy()
+    scores = {}
+    for move in node.legal_moves():
+        mover = node.turn
+        node.push(move)
+        winner = node.winner_after_push(move)
+        scores[move] = ((WIN - 1 if winner == mover else -(WIN - 1)) if winner is not None
+                        else -plain_value(node, depth - 1, 1, frozenset({position.key()}), contempt, position.turn))
+        node.pop()
+    return scores
+
+
+def plain_traps(position: Position, moves: list[int]) -> dict[int, int]:
+    """For each move, the opponent's replies that lose by force: that complete the mover's line, or
+    after which the mover has a win the plain minimax proves within TRAP_DEPTH plies (a score beyond
+    WIN_BOUND, draws by repetition worth 0)."""
+    counts = {}
+    for move in moves:
+        node = position.after(move)
+        mover = position.turn
+        count = 0
+        for reply in node.legal_moves():
+            node.push(reply)
+            winner = node.winner_after_push(reply)
+            if winner is not None:
+                count += winner == mover
+            else:
+                count += plain_value(node, mcts_alphabeta.TRAP_DEPTH, 0, frozenset(), 0, node.turn) > WIN_BOUND
+            node.pop()
+        counts[move] = count
+    return counts
+
+
+def tied_best(scores: dict[int, int]) -> set[int]:
+    best = max(scores.values())
+    return {move for move, score in scores.items() if score > best - mcts_alphabeta.MARGIN}
 
 
 def test_mcts_proves_a_win_in_one() -> None:
@@ -125,22 +194,17 @@ def test_mcts_root_moves_must_include_a_legal_move() -> None:
 
 
 def test_hybrid_lets_mcts_choose_only_among_moves_alpha_beta_cannot_separate() -> None:
-    from engines.search.alphabeta import AlphaBeta
-
     position = Position(5)
     for move in (3, 3, 2, 4):
         position.push(move)
-    move, result, stats = mcts_alphabeta.choose_move(
-        position, time.monotonic() + 60, Rng(9), max_depth=4, playouts=400)
-    reference = AlphaBeta(mcts_alphabeta.evaluate, contempt=mcts_alphabeta.CONTEMPT)
-    reference.root_margin = mcts_alphabeta.MARGIN
-    expected = reference.search(position, 4)
-    assert (result.move, result.score, result.depth) == (expected.move, expected.score, 4)
-    tied = [m for m, score in reference.root_scores.items() if score > expected.score - mcts_alphabeta.MARGIN]
-    traps = mcts_alphabeta.trap_counts(position, tied, mcts_alphabeta.evaluate, time.monotonic() + 60)
-    assert traps is not None
+    scores = plain_root_scores(position, 3, mcts_alphabeta.CONTEMPT)
+    tied = tied_best(scores)
+    traps = plain_traps(position, sorted(tied))
     near = {m for m in tied if traps[m] == max(traps.values())}  # those setting the most traps
     assert len(near) >= 2
+    move, result, stats = mcts_alphabeta.choose_move(
+        position, time.monotonic() + 60, Rng(9), max_depth=3, playouts=400)
+    assert (result.score, result.depth) == (max(scores.values()), 3) and result.move in tied
     assert set(stats) == near
     assert all(visits >= 1 for visits, _, _ in stats.values())
     assert move == max(near, key=lambda m: (stats[m][0], m == result.move))
@@ -157,39 +221,48 @@ def test_hybrid_plays_on_where_a_low_contempt_settles_for_a_repetition() -> None
 
     # n = 5, from a game drawn by repetition against greedy: -5 and greedy's -5 restore the board.
     position = Position.from_text(5, "x", "xx.xooo.oxxx.xoxo.xxox.oooxoxxxoooooxoxx")
+    assert position.after(-5).after(-5).board() == position.board()
+    low = plain_root_scores(position, 2, 20)
+    assert low[-5] == -20 and tied_best(low) == {-5}  # the repetition is the best at contempt 20
     settles = AlphaBeta(mcts_alphabeta.evaluate, contempt=20).search(position, 2)
     assert (settles.move, settles.score) == (-5, -20)
+    high = plain_root_scores(position, 2, mcts_alphabeta.CONTEMPT)
+    (best,) = tied_best(high)
+    assert best != -5 and high[-5] == -mcts_alphabeta.CONTEMPT
     move, result, _stats = mcts_alphabeta.choose_move(
         position, time.monotonic() + 60, Rng(1), max_depth=2, playouts=100)
-    assert (move, result.move, result.score) == (-4, -4, -43)
+    assert (move, result.move, result.score) == (best, best, high[best])
 
 
-# n = 5, red to move, from a game betsy drew by repetition against the mirror program: drops 1, 5
-# and 2 tie at depth 9 (the last depth completed at 1 s), and only after 5 do most replies lose by force.
+# n = 5, red to move, from a game betsy drew by repetition against the mirror program, where the
+# search tied drops 1, 5 and 2 and MCTS chose 1: only after 5 do most replies lose by force.
 TRAP_BOARD = "..........x...ox...oo...xxx.ooxx.ooxoxxo"
 
 
 def test_trap_counts_count_the_replies_that_lose_by_force() -> None:
     position = Position.from_text(5, "o", TRAP_BOARD)
     counts = mcts_alphabeta.trap_counts(position, [1, 5, 2], mcts_alphabeta.evaluate, time.monotonic() + 60)
-    assert counts == {1: 0, 5: 9, 2: 0}
+    assert counts == plain_traps(position, [1, 5, 2])
+    assert counts == {1: 0, 5: 9, 2: 0}  # (the plain search's counts: after 5, 9 of 10 replies lose)
     assert position.board() == TRAP_BOARD  # pushed and popped back
     assert mcts_alphabeta.trap_counts(position, [1, 5, 2], mcts_alphabeta.evaluate, time.monotonic() - 1) is None
 
 
-def test_hybrid_prefers_the_tied_move_that_sets_the_most_traps() -> None:
-    from engines.search.alphabeta import AlphaBeta
+# n = 4, x to move: at depth 3 drops 2 and 3 tie, and after 3 six of o's replies lose by force,
+# after 2 none (found by the plain search among random positions).
+TIED_BOARD = "..........x.oxx.oox.xxxooxoo"
 
-    position = Position.from_text(5, "o", TRAP_BOARD)
-    reference = AlphaBeta(mcts_alphabeta.evaluate, contempt=mcts_alphabeta.CONTEMPT)
-    reference.root_margin = mcts_alphabeta.MARGIN
-    expected = reference.search(position, 9)
-    tied = {m for m, score in reference.root_scores.items() if score > expected.score - mcts_alphabeta.MARGIN}
-    assert tied == {1, 2, 5}
+
+def test_hybrid_prefers_the_tied_move_that_sets_the_most_traps() -> None:
+    position = Position.from_text(4, "x", TIED_BOARD)
+    scores = plain_root_scores(position, 3, mcts_alphabeta.CONTEMPT)
+    tied = tied_best(scores)
+    traps = plain_traps(position, sorted(tied))
+    assert (tied, traps) == ({2, 3}, {2: 0, 3: 6})
     for seed in (1, 2, 3):
         move, result, stats = mcts_alphabeta.choose_move(
-            Position.from_text(5, "o", TRAP_BOARD), time.monotonic() + 60, Rng(seed), max_depth=9, playouts=200)
-        assert (move, result.score, stats) == (5, expected.score, {})  # settled before MCTS
+            Position.from_text(4, "x", TIED_BOARD), time.monotonic() + 60, Rng(seed), max_depth=3, playouts=200)
+        assert (move, result.score, stats) == (3, scores[3], {})  # settled before MCTS
 
 
 # Red to move at ply 38 of a game the hybrid drew by repetition against the mirror program (n = 5):
@@ -199,6 +272,9 @@ MIRROR = [sys.executable, str(ROOT / "engines" / "opponents" / "mirror.py")]
 
 
 def test_asymmetry_counts_the_cells_off_their_mirror_image() -> None:
+    # MIRROR_BOARD by rows, top first: .x.o. / .o.x. / xo.xo / oo.xx / xxooo / xooxo / xxxoo / xooxo.
+    # Columns 1 and 5, 2 and 4 hold opposite colours in every row (or are both empty): 0 off their
+    # image; the middle column holds 4 pebbles (rows 5 to 8).
     empty = "." * 40
     assert mcts_alphabeta.asymmetry(empty, 5) == 0
     assert mcts_alphabeta.asymmetry(empty[:35] + "x...o", 5) == 0  # x in column 1, o in column 5

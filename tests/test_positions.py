@@ -160,9 +160,9 @@ def test_expected_moves_are_right_and_every_other_move_loses(key: str) -> None:
 
 
 def test_n3_cases_agree_with_the_exact_tables(n3_tables: str) -> None:
-    from engines.tablebase import Tablebase
+    from engines.tablebase import Tablebase, table_name
 
-    table = Tablebase(os.path.join(n3_tables, "betsy3-mover.tb"))
+    table = Tablebase(os.path.join(n3_tables, table_name(3)))
     try:
         checked = 0
         for case in ALL_CASES.values():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from engines.tablebase import table_name
 from harness.referee import sandbox as sandbox
 from harness.games.betsy.rules import PLAYERS, Position
 from harness.referee.protocol import Clock, Verdict
@@ -96,7 +97,7 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     results.mkdir()
     db = results / "hostile.sqlite"
     tables = Path(os.environ["BETSY_TABLES"])
-    (tables / "betsy3-mover.tb").write_bytes(hashlib.sha256(b"table").digest() * 64)
+    (tables / table_name(3)).write_bytes(hashlib.sha256(b"table").digest() * 64)
     tables_before = digest(tables)
     home = tmp_path / "operator-home"
     home.mkdir()
@@ -106,11 +107,12 @@ def test_hostile_engines_in_a_sandboxed_tournament_change_nothing_and_reach_noth
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", rival / "_common.py")
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", rival / "rival.py")
     targets = {
-        "db": str(db), "table": str(tables / "betsy3-mover.tb"), "secret_variable": SECRET[0],
+        "db": str(db), "table": str(tables / table_name(3)), "secret_variable": SECRET[0],
         "files": [str(ROOT / "engines" / "random_mover.py"), str(ROOT / "README.md"), str(db),
                   str(rival / "rival.py"), str(home / "notes.txt")],
         "folders": [str(results), str(home), str(rival), str(tables), str(ROOT / "harness")],
-        "cap_bytes": 64 << 20, "cap_processes": 64,
+        "cap_bytes": 64 << 20, "budget_bytes": 128 << 20, "cap_processes": 64,
+        "fence": [str(tmp_path), str(tables)],  # where the attacks may write, should the sandbox fail
     }
     hostile = ["tamper_db", "tamper_tables", "snoop", "disk_hog", "fork_bomb"]
     for name in hostile:
@@ -171,6 +173,143 @@ def test_the_same_attacks_work_without_the_sandbox_and_off_warns(tmp_path: Path)
     assert record["termination"] == "max-plies" and record["fault"] is None
 
 
+# --- each attack works unconfined, and the sandbox stops it ----------------------------------------
+# The same program, with the same targets, run once with the sandbox off (the referee's rlimits only)
+# and once with it on. Every attempt reports itself (tests/fake_engines/hostile/_attack.py): LEAKED
+# and the engine forfeits, or BLOCKED with the reason and it plays on. What the attacks write is
+# fenced inside tmp_path, and the hog and the bomb are bounded by their targets.
+
+OFF = Limits(sandbox=False)
+ON = Limits(sandbox=True)
+"""The referee's limits without and with the sandbox."""
+CLOCK = Clock(5, grace=10)
+"""Time to spare on a loaded machine."""
+
+
+def attack(program: Path, limits: Limits) -> tuple[str, list[str]]:
+    """(verdict, stderr lines) of one call of a hostile engine in the seed position."""
+    result = ask([sys.executable, str(program)], SEED, CLOCK, limits)
+    return result.verdict.value, result.stderr_tail.splitlines()
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A process that has the secret variable in its environment and a database on its command line,
+    as the harness running a tournament has."""
+    database = tmp_path / "held.sqlite"
+    env = dict(os.environ, **{SECRET[0]: SECRET[1]})
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", str(database)], env=env)
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+def games_of(db: Path) -> list[tuple[str, str | None, str]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        rows: list[tuple[str, str | None, str]] = connection.execute(
+            "SELECT result, winner, reason FROM games ORDER BY id").fetchall()
+    return rows
+
+
+def test_tamper_db_rewrites_results_unconfined_and_reaches_none_in_the_sandbox(
+    tmp_path: Path, tiny_db: Path, holder: subprocess.Popen[bytes]
+) -> None:
+    named, held = tmp_path / "results.sqlite", tmp_path / "held.sqlite"
+    program = arm(tmp_path / "tamper", {"db": str(named), "fence": [str(tmp_path)]}, "tamper_db")
+
+    def fresh_copies() -> None:
+        for path in (named, held):
+            with sqlite3.connect(tiny_db) as source, sqlite3.connect(path) as copy:
+                source.backup(copy)
+
+    fresh_copies()
+    honest = games_of(named)
+    assert len(honest) == 2 and all(reason != "TAMPERED" for _, _, reason in honest)
+    assert attack(program, OFF) == ("no-answer", [f"LEAKED: rewrote 2 games in {held}",
+                                                  f"LEAKED: rewrote 2 games in {named}"])
+    assert games_of(named) == games_of(held) == [("1-0", "x", "TAMPERED")] * 2
+    fresh_copies()
+    assert attack(program, ON) == ("ok", ["BLOCKED: find a database on a process's command line: none seen",
+                                          f"BLOCKED: rewrite {named}: unable to open database file"])
+    assert games_of(named) == games_of(held) == honest
+
+
+def test_tamper_tables_overwrites_the_table_unconfined_and_cannot_in_the_sandbox(tmp_path: Path) -> None:
+    table = tmp_path / "tables" / "betsy3-mover.tb"
+    table.parent.mkdir()
+    content = hashlib.sha256(b"table").digest() * 4
+    program = arm(tmp_path / "tamper", {"table": str(table), "fence": [str(tmp_path)]}, "tamper_tables")
+    table.write_bytes(content)
+    assert attack(program, OFF) == ("no-answer", [f"LEAKED: overwrote {table}",
+                                                  "LEAKED: created a file beside the tables"])
+    assert table.read_bytes() == b"\0" * 16 + content[16:]
+    assert (table.parent / "planted.tb").read_bytes() == b"\0" * 16
+    table.write_bytes(content)
+    (table.parent / "planted.tb").unlink()
+    assert attack(program, ON) == ("ok", [f"BLOCKED: overwrite {table}: No such file or directory",
+                                          "BLOCKED: create a file beside the tables: No such file or directory"])
+    assert table.read_bytes() == content and sorted(os.listdir(table.parent)) == ["betsy3-mover.tb"]
+
+
+def test_snoop_finds_secrets_and_files_unconfined_and_nothing_in_the_sandbox(
+    tmp_path: Path, holder: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(*SECRET)  # the harness's environment: the unconfined engine inherits it
+    rival = tmp_path / "rival" / "rival.py"
+    rival.parent.mkdir()
+    rival.write_text("print('my secret opening')\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "course.sqlite").write_bytes(b"")
+    (tmp_path / "arena-engine-other").mkdir()  # another engine's scratch folder
+    program = arm(tmp_path / "snoop", {"secret_variable": SECRET[0], "files": [str(rival)], "folders": [str(results)],
+                                       "scratch": str(tmp_path / "arena-engine-*")}, "snoop")
+    verdict, lines = attack(program, OFF)
+    assert verdict == "no-answer"
+    # Other processes of this machine may hold the variable too (other tests' arena runs): the
+    # holder must be among them.
+    assert f"LEAKED: /proc/{holder.pid}/environ holds {SECRET[0]}" in lines
+    assert [line for line in lines if not line.startswith("LEAKED: /proc/")] == [
+        f"LEAKED: the environment holds {SECRET[0]}={SECRET[1]}",
+        f"LEAKED: read 27 bytes of {rival}",
+        f"LEAKED: listed {results}: ['course.sqlite']",
+        f"LEAKED: found other engines' scratch folders: ['{tmp_path / 'arena-engine-other'}']",
+    ]
+    assert attack(program, ON) == ("ok", [
+        f"BLOCKED: read {SECRET[0]} in the environment: not there",
+        f"BLOCKED: find {SECRET[0]} in another process's environment: none of the 1 others seen holds it",
+        f"BLOCKED: read {rival}: No such file or directory",
+        f"BLOCKED: list {results}: No such file or directory",
+        "BLOCKED: find other engines' scratch folders: none seen",
+    ])
+
+
+def test_disk_hog_fills_past_the_cap_unconfined_and_is_stopped_at_it_in_the_sandbox(tmp_path: Path) -> None:
+    # Both runs hold the referee's file size limit (4 MiB a file); only the sandbox caps a folder.
+    # Unconfined, the hog writes 12 MiB (its budget) into the referee's scratch folder, emptied after.
+    cap = 4 << 20
+    program = arm(tmp_path / "hog", {"cap_bytes": cap, "budget_bytes": 3 * cap, "places": ["."]}, "disk_hog")
+    assert attack(program, Limits(sandbox=False, file_bytes=cap)) == (
+        "no-answer", [f"LEAKED: wrote {3 * cap} bytes to . in 3 files (cap {cap})"])
+    assert attack(program, Limits(sandbox=True, file_bytes=cap)) == (
+        "ok", [f"BLOCKED: write over {cap} bytes to .: stopped at {cap} bytes: No space left on device"])
+
+
+def test_fork_bomb_starts_its_processes_unconfined_and_is_stopped_short_in_the_sandbox(tmp_path: Path) -> None:
+    # Bounded by its target: unconfined it starts 16 sleepers, which the referee kills with its group.
+    program = arm(tmp_path / "bomb", {"cap_processes": 16}, "fork_bomb")
+    before = set(live_descendants())
+    assert attack(program, Limits(sandbox=False, processes=16)) == (
+        "no-answer", ["LEAKED: started 16 processes (cap 16)"])
+    assert set(live_descendants()) - before == set()
+    # In the sandbox the engine itself is the sixteenth.
+    assert attack(program, Limits(sandbox=True, processes=16)) == (
+        "ok", ["BLOCKED: start 16 processes: stopped at 15: Resource temporarily unavailable"])
+    assert set(live_descendants()) - before == set() and sandbox_uid_processes() == []
+
+
 def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str, str]:
     """(verdict, stderr) of one sandboxed call of a small program in the seed position."""
     result = ask(command, SEED, Clock(2), limits)
@@ -178,14 +317,18 @@ def call(command: list[str], limits: Limits = Limits(sandbox=True)) -> tuple[str
 
 
 def test_file_size_and_folder_sizes_are_capped_and_configurable(tmp_path: Path) -> None:
-    hog = arm(tmp_path / "large", {"cap_bytes": 8 << 20}, "disk_hog")
+    aims: dict[str, object] = {"cap_bytes": 8 << 20, "budget_bytes": 32 << 20}
+    hog = arm(tmp_path / "large", aims, "disk_hog")
     verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
-    assert (verdict, stderr) == ("ok", "")
+    assert (verdict, stderr) == ("ok", "".join(
+        f"BLOCKED: write over {8 << 20} bytes to {place}: stopped at {8 << 20} bytes: No space left on device\n"
+        for place in (".", "/tmp")))
     # The cap binds: the same program, told the cap is 4 MiB, reports a write over it.
-    hog = arm(tmp_path / "small", {"cap_bytes": 4 << 20}, "disk_hog")
+    hog = arm(tmp_path / "small", {**aims, "cap_bytes": 4 << 20}, "disk_hog")
     verdict, stderr = call([sys.executable, str(hog)], Limits(sandbox=True, file_bytes=8 << 20))
     assert verdict == "no-answer"
-    assert stderr == f"LEAKED: wrote {8 << 20} bytes to hog.bin (cap {4 << 20})\n"
+    assert stderr == "".join(f"LEAKED: wrote {8 << 20} bytes to {place} in 1 file (cap {4 << 20})\n"
+                             for place in (".", "/tmp"))
 
 
 def test_process_cap_counts_threads_and_is_configurable(tmp_path: Path) -> None:
@@ -419,7 +562,7 @@ def test_a_submission_sees_its_own_folder_and_nothing_else_inside_or_outside_the
     bob.parent.mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "random_legal.py", bob)
     shutil.copy(ROOT / "tests" / "fake_engines" / "students" / "_common.py", bob.parent / "_common.py")
-    tables = Path(os.environ["BETSY_TABLES"]) / "betsy3-mover.tb"
+    tables = Path(os.environ["BETSY_TABLES"]) / table_name(3)
     tables.write_bytes(b"table")
     aims = [subs / "mallory" / "helper.txt", bob, db, log, ROOT / "README.md", ROOT / "scripts" / "betsy.py",
             ROOT / "engines" / "random_mover.py", tables]

@@ -20,6 +20,36 @@ from tests.conftest import ARENA, run_program
 S1 = expected_score(10)  # 1 / (1 + 10^(-10/400)) = 0.514387...
 
 
+def newton_llr(counts: list[float], elo0: float, elo1: float) -> float:
+    """The pentanomial GSPRT's LLR from its definition, solved here another way than the harness does.
+
+    The pairs' empirical distribution p over pair scores a = 0, 1/4, ..., 1; for each hypothesis the
+    distribution q of expectation s = 1 / (1 + 10^(-elo/400)) that makes p most likely maximises
+    sum p ln q subject to sum q = 1 and sum a q = s. Lagrange: p_i / q_i = l + m a_i; summing q_i = p_i
+    / (l + m a_i) against 1 and against a_i gives l + m s = 1, so q_i = p_i / (1 + x (a_i - s)) with
+    x (= m) a root of h(x) = sum p_i (a_i - s) / (1 + x (a_i - s)), found here by Newton's method from
+    x = 0 (h falls everywhere, h'(x) = -sum p_i (a_i - s)^2 / (1 + x (a_i - s))^2), a step halved
+    while it would make a q negative. Then LLR = N sum p ln(q1 / q0)."""
+    total = sum(counts)
+    p = [c / total for c in counts]
+    a = [k / 4 for k in range(5)]
+
+    def fitted(elo: float) -> list[float]:
+        s = 1 / (1 + 10 ** (-elo / 400))
+        x = 0.0
+        for _ in range(100):
+            h = sum(pi * (ai - s) / (1 + x * (ai - s)) for pi, ai in zip(p, a))
+            slope = -sum(pi * (ai - s) ** 2 / (1 + x * (ai - s)) ** 2 for pi, ai in zip(p, a))
+            step = h / slope
+            while min(1 + (x - step) * (ai - s) for ai in a) <= 0:
+                step /= 2
+            x -= step
+        return [pi / (1 + x * (ai - s)) for pi, ai in zip(p, a)]
+
+    q0, q1 = fitted(elo0), fitted(elo1)
+    return total * sum(pi * math.log(b / c) for pi, c, b in zip(p, q0, q1))
+
+
 def test_llr_when_the_pairs_average_exactly_h0() -> None:
     # Counts [1, 1, 1, 1, 1]: the pair scores 0, 1/4, 1/2, 3/4, 1 equally often: mean 1/2 = s0 (elo0 = 0),
     # so the most likely distribution under H0 is the empirical one (x = 0 in the secular equation)
@@ -38,7 +68,8 @@ def test_llr_of_a_stronger_engine_and_the_mle_it_rests_on() -> None:
     # the normal approximation N (s1 - s0)(2m - s0 - s1) / (2v) gives 0.763; the exact LLR is lower.
     counts = [2, 8, 20, 12, 8]
     llr = pentanomial_llr(counts, 0, 10)
-    assert llr == pytest.approx(0.72100, abs=1e-4)
+    assert llr == pytest.approx(newton_llr([2, 8, 20, 12, 8], 0, 10), abs=1e-9)
+    assert 0.70 < llr < 0.763  # (0.7210)
     pdf = [(k / 4, c / 50) for k, c in enumerate(counts)]
     for s in (0.5, S1):
         q = _constrained_mle(pdf, s)
@@ -63,13 +94,16 @@ def test_llr_is_symmetric_scales_with_n_and_regularises_zeros() -> None:
     assert pentanomial_llr([0, 0, 0, 0, 0], 0, 10) == 0.0
     # A zero count is taken as PENTANOMIAL_EPSILON (fishtest's), so a sweep has a finite LLR.
     sweep = pentanomial_llr([0, 0, 0, 0, 12], 0, 100)
-    assert sweep == pytest.approx(pentanomial_llr([PENTANOMIAL_EPSILON] * 4 + [12], 0, 100), abs=1e-12)  # type: ignore[list-item]
+    assert PENTANOMIAL_EPSILON == 1e-3
+    assert sweep == pytest.approx(newton_llr([1e-3] * 4 + [12], 0, 100), abs=1e-9)
     assert 2.9 < sweep < 3.0
 
 
 def test_decisions_and_bad_input() -> None:
     h1 = sprt_pentanomial([5, 20, 60, 70, 45], 0, 10)
-    assert (h1.decision, round(h1.lower, 4), round(h1.upper, 4)) == ("H1", -2.9444, 2.9444)
+    # Wald's bounds for alpha = beta = 0.05: ln(0.05 / 0.95) and ln(0.95 / 0.05) = ln 19 = 2.9444.
+    assert (h1.decision, h1.lower, h1.upper) == ("H1", pytest.approx(-math.log(19)), pytest.approx(math.log(19)))
+    assert h1.llr == pytest.approx(newton_llr([5, 20, 60, 70, 45], 0, 10), abs=1e-9) and h1.llr > math.log(19)
     assert sprt_pentanomial([45, 70, 60, 20, 5], 0, 10).decision == "H0"
     assert sprt_pentanomial([1, 1, 1, 1, 1], 0, 10).decision == "continue"
     with pytest.raises(ValueError, match="elo0 must be below elo1"):

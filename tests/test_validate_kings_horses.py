@@ -9,6 +9,8 @@ occupied squares, one that leaves debug prints in; and our own bestmove.py.
 from __future__ import annotations
 
 import json
+import random
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,10 @@ from harness.referee.engine_specs import command_engine
 from harness.errors import EngineError
 from harness.match.settings import GameSettings
 from harness.validate.validator import ValidationSettings
-from harness.validate.kings_horses import validate_kings_horses
+from harness.validate.kings_horses import Case, suite, validate_kings_horses
 from harness.validate.render import render_text
 from tests.conftest import ARENA, ROOT, run_program
+from tests.test_kings_horses_solver import plain_wins
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students_kings_horses"
 
@@ -52,7 +55,167 @@ def failed(report: dict[str, Any], category: str) -> list[str]:
     return [name for name, check in checks(report, category).items() if check["status"] == "fail"]
 
 
+# --- an independent solver for the validator's expected answers --------------------------------------
+# The validator judges a program against its oracle, engines/kings_horses_solver.py: the solver our
+# bestmove.py is. So that "bestmove passes" is not the solver agreeing with itself, every expected
+# answer of the suite it is asked is solved again here, by a plain memoised minimax over every move
+# (tests/test_kings_horses_solver.py's plain_wins) where that finishes within a budget, and
+# otherwise by the same minimax cut short by two counting bounds that are proved below.
+STEPS = ((-2, -1), (-1, -2), (-2, 1), (1, -2))
+Pair = tuple[tuple[int, int], tuple[int, int]]
+
+
+class OverBudget(Exception):
+    pass
+
+
+def budgeted_wins(mine: Pair, theirs: Pair, budget: int, memo: dict[tuple[Pair, Pair], bool]) -> bool:
+    """plain_wins, giving up (OverBudget) after ``budget`` new positions."""
+    key = (mine, theirs)
+    if key not in memo:
+        if len(memo) >= budget:
+            raise OverBudget
+        memo[key] = any(not budgeted_wins(theirs, tuple(sorted((square, mine[1 - slot]))), budget, memo)  # type: ignore[arg-type]
+                        for slot in (0, 1) for square in plain_steps(mine[slot], {*mine, *theirs}))
+    return memo[key]
+
+
+def plain_steps(square: tuple[int, int], held: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [(square[0] + dr, square[1] + dc) for dr, dc in STEPS
+            if square[0] + dr >= 1 and square[1] + dc >= 1 and (square[0] + dr, square[1] + dc) not in held]
+
+
+@lru_cache(maxsize=None)
+def lone(row: int, col: int) -> int:
+    """The most moves a knight alone can make from (row, col), by brute force."""
+    return max((1 + lone(*square) for square in plain_steps((row, col), set())), default=0)
+
+
+@lru_cache(maxsize=256)
+def spans(start: tuple[int, int]) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each square a lone knight from ``start`` can stand on, with the fewest and the most moves it
+    takes to get there (every step lowers row + column, so squares are settled in falling order)."""
+    found = {start: (0, 0)}
+    row, col = start
+    around = [(r, c) for r in range(1, 2 * row + col) for c in range(1, row + 2 * col) if r + c <= row + col]
+    for square in sorted(around, key=lambda sq: -sum(sq)):
+        if square in found:
+            fewest, most = found[square]
+            for step in plain_steps(square, set()):
+                old = found.get(step, (fewest + 1, most + 1))
+                found[step] = (min(old[0], fewest + 1), max(old[1], most + 1))
+    return found
+
+
+def sure_moves(knight: tuple[int, int], other: tuple[int, int], opponents: Pair, waited: int, enough: int) -> int:
+    """Moves (up to ``enough``) that ``knight`` can make whatever the opponent does, its side's other
+    knight standing still: its j-th move goes to a square no opponent knight can stand on after
+    j - 1 + ``waited`` opponent moves. An opponent knight stands on a square after t of its side's
+    moves only if it made m of them with fewest <= m <= most for that square (``spans``), m <= t, and
+    m >= t - lone(its other knight): the other knight cannot have made more than that."""
+    chasers = [(spans(a), lone(*b)) for a, b in ((opponents[0], opponents[1]), (opponents[1], opponents[0]))]
+    memo: dict[tuple[tuple[int, int], int], int] = {}
+
+    def reachable(square: tuple[int, int], t: int) -> bool:
+        return any(square in span and span[square][0] <= t and span[square][1] >= t - rest for span, rest in chasers)
+
+    def longest(square: tuple[int, int], made: int) -> int:
+        if made >= enough:
+            return 0
+        if (square, made) not in memo:
+            memo[square, made] = max((1 + longest(step, made + 1) for step in plain_steps(square, {other})
+                                      if not reachable(step, made + waited)), default=0)
+        return memo[square, made]
+
+    return longest(knight, 0)
+
+
+def counted_verdict(mine: Pair, theirs: Pair) -> bool | None:
+    """Whether the mover (knights ``mine``) wins, where counting settles it; else None. A side makes
+    at most the sum of its knights' lone counts (each move lowers its knight's count), and at least
+    ``sure_moves`` of either of its knights. The mover, playing first, loses when it runs out of
+    moves no later than the opponent: it wins if its sure moves exceed the opponent's most, and
+    loses if the opponent's sure moves reach its own most."""
+    most_mine, most_theirs = lone(*mine[0]) + lone(*mine[1]), lone(*theirs[0]) + lone(*theirs[1])
+    if max(sure_moves(mine[0], mine[1], theirs, 0, most_theirs + 1),
+           sure_moves(mine[1], mine[0], theirs, 0, most_theirs + 1)) > most_theirs:
+        return True
+    if max(sure_moves(theirs[0], theirs[1], mine, 1, most_mine),
+           sure_moves(theirs[1], theirs[0], mine, 1, most_mine)) >= most_mine:
+        return False
+    return None
+
+
+def bounded_wins(mine: Pair, theirs: Pair, memo: dict[tuple[Pair, Pair], bool], budget: int | None = None) -> bool:
+    """plain_wins, each position first offered to ``counted_verdict``; giving up (OverBudget) after
+    ``budget`` new positions, when given."""
+    key = (mine, theirs)
+    if key not in memo:
+        if budget is not None and len(memo) >= budget:
+            raise OverBudget
+        counted = counted_verdict(mine, theirs)
+        memo[key] = counted if counted is not None else any(
+            not bounded_wins(theirs, tuple(sorted((square, mine[1 - slot]))), memo, budget)  # type: ignore[arg-type]
+            for slot in (0, 1) for square in plain_steps(mine[slot], {*mine, *theirs}))
+    return memo[key]
+
+
+def sides(case: Case) -> tuple[Pair, Pair]:
+    """(the mover's knights, the opponent's), each pair sorted."""
+    k, turn = case.position.knights, case.position.turn
+    return tuple(sorted(k[2 * turn:2 * turn + 2])), tuple(sorted(k[2 - 2 * turn:4 - 2 * turn]))  # type: ignore[return-value]
+
+
+def test_counting_settles_positions_only_as_the_plain_minimax_does() -> None:
+    rng = random.Random(39)
+    memo: dict[tuple[Pair, Pair], bool] = {}
+    for _ in range(600):
+        squares: list[tuple[int, int]] = []
+        while len(squares) < 4:
+            square = (rng.randint(1, 6), rng.randint(1, 6))
+            if square not in squares:
+                squares.append(square)
+        bounded_wins(tuple(sorted(squares[:2])), tuple(sorted(squares[2:])), memo)  # type: ignore[arg-type]
+    counted = {True: 0, False: 0}
+    for (mine, theirs), value in memo.items():  # every position the bounded search met
+        assert value is plain_wins(mine, theirs), (mine, theirs)
+        verdict = counted_verdict(mine, theirs)
+        if verdict is not None:
+            assert verdict is value, (mine, theirs)
+            counted[verdict] += 1
+    assert len(memo) > 30_000 and min(counted.values()) > 2000
+
+
+def test_the_validators_expected_answers_are_those_of_an_independent_solver() -> None:
+    # Which random positions the suite holds depends on the machine: the validator drops one its solver
+    # cannot settle within 1 s. Some it keeps on an idle machine (BLACK 17 16 15 23 12 22 27 28, 0.7 s)
+    # take the bounded minimax here ten minutes (32,000 positions at 20 ms each), so each search has
+    # a budget, and a case beyond both is named: only a large or close race, at most one per band.
+    plain: dict[tuple[Pair, Pair], bool] = {}
+    bounded: dict[tuple[Pair, Pair], bool] = {}
+    how = {}
+    for case in suite(1, True):  # the cases test_our_bestmove_passes_everything is judged on
+        mine, theirs = sides(case)
+        try:
+            wins = budgeted_wins(mine, theirs, len(plain) + 200_000, plain)
+            how[case.id] = "plain"
+        except OverBudget:
+            try:
+                wins = bounded_wins(mine, theirs, bounded, len(bounded) + 300)
+                how[case.id] = "bounded"
+            except OverBudget:
+                how[case.id] = f"not settled: {' '.join(case.position.words())}"
+                continue
+        mover = case.position.word
+        assert case.winner == (mover if wins else {"BLACK": "WHITE", "WHITE": "BLACK"}[mover]), case.id
+    unsettled = {name: way for name, way in how.items() if way.startswith("not")}
+    assert all(name.startswith(("large-", "close-")) for name in unsettled), unsettled
+    assert len({name.split("-")[0] for name in unsettled}) == len(unsettled), unsettled
+    assert len(how) == 21
+
+
 def test_our_bestmove_passes_everything() -> None:
+    # Judged against the validator's oracle, whose answers are checked by an independent solver above.
     status, report = validate(str(ROOT / "scripts" / "bestmove.py"))
     assert status == 0
     assert report["verdict"] == "PASS: protocol, correctness and time are all right"

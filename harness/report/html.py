@@ -1,5 +1,6 @@
 """A tournament's report as a folder of pages (``arena report DB --html DIR``): index.html with the
-ratings, an Elo chart, the crosstable as a heat map, pairs, colours, faults and move times;
+ratings, an Elo chart, the crosstable as a heat map, pairs, colours, (All The King's Horses) won and
+lost starts, faults and move times;
 games.html listing every game; and games/ID.html, a replay of each game with its moves, times,
 verdicts and, for a forfeit, the program's last output. The folder works offline from ``file://``."""
 
@@ -260,6 +261,24 @@ def _colours(report: Report) -> list[str]:
     ]
 
 
+def _conversions(report: Report) -> list[str]:
+    """All The King's Horses: the won and lost starts of each engine (Report.conversion)."""
+    if not report.conversion:
+        return []
+    rows = "".join(
+        f"<tr><td>{esc(row.name)}</td>"
+        + "".join(f'<td class="num">{esc(count)}</td>' for count in report.conversion.get(row.name, [0, 0, 0, 0]))
+        + "</tr>" for row in report.engines)
+    return [
+        '<h2 id="conversions">Won and lost starts</h2>',
+        '<p class="muted">Games each engine began as the side to move; the exact solver says whether that side '
+        "wins with perfect play: did the engine convert a won start, save a lost one?</p>",
+        '<table class="data" id="conversions-table"><thead><tr><th>engine</th><th class="num">won starts</th>'
+        '<th class="num">converted</th><th class="num">lost starts</th><th class="num">saved</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>",
+    ]
+
+
 def _faults(report: Report, listed: list[_Listed]) -> list[str]:
     legend = "".join(f'<span><i class="v-{esc(v)}"></i>{esc(v)}</span>' for v in FAULT_VERDICTS)
     heads = "".join(f'<th class="num">{esc(v)}</th>' for v in FAULT_VERDICTS)
@@ -328,12 +347,13 @@ def _games_table(listed: list[_Listed]) -> str:
 
 
 def index_page(report: Report, listed: list[_Listed], created: str) -> str:
-    nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in NAV)
+    sections = [*NAV[:4], *([("conversions", "Won and lost starts")] if report.conversion else []), *NAV[4:]]
+    nav = " ".join(f'<a href="#{esc(anchor)}">{esc(text)}</a>' for anchor, text in sections)
     body = [
         f'<nav class="top">{nav} <a href="games.html">All {esc(report.games)} games</a></nav>',
         f"<h1>{esc(heading(report))}</h1>",
         f'<p class="meta">{esc(title_line(report))}; started {esc(created)}</p>',
-        *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report),
+        *_ratings(report), *_crosstable(report), *_pairs(report), *_colours(report), *_conversions(report),
         *_faults(report, listed), *_times(report),
     ]
     return page(heading(report), "\n".join(body))

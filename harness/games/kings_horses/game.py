@@ -26,6 +26,7 @@ class KingsHorses(Game[Position, int]):
     example_sizes = ("8", "15", "30")
     has_draws = False
     win_phrase = "leaves the opponent no move"
+    notation = "1 to 4 move your first knight, 5 to 8 your second"
     numbered_rows = True
     answer_form = "BLACK WILL WIN or WHITE WILL WIN, as the only line"
     validation_seconds = 10
@@ -77,10 +78,10 @@ class KingsHorses(Game[Position, int]):
         return render(position, last_move)
 
     def columns(self, position: Position) -> int:
-        return position.extent()[1]
+        return position.reach()[1]
 
     def picture(self, position: Position, start: Position) -> str:
-        return position.grid(*start.extent())
+        return position.grid(*start.reach())  # knights move down and right too: the game's whole reach
 
     def move_column(self, move: int) -> int:
         return 0

@@ -289,6 +289,14 @@ class Position:
         return (max(4, reach, max(r for r, _ in self.knights)),
                 max(4, reach, max(c for _, c in self.knights)))
 
+    def reach(self) -> tuple[int, int]:
+        """(rows, columns) that show every knight in every position of a game from here (at least
+        4 x 4): a knight goes down by one (+1, -2) or right by one (-2, +1) at a time, and no step
+        raises row + 2 column or 2 row + column, so from (r, c) it never passes row (2r + c - 1) // 2
+        or column (r + 2c - 1) // 2."""
+        return (max(4, max((2 * r + c - 1) // 2 for r, c in self.knights)),
+                max(4, max((r + 2 * c - 1) // 2 for r, c in self.knights)))
+
     def grid(self, rows: int | None = None, cols: int | None = None) -> str:
         """The board as rows of ``.``, ``x`` (black) and ``o`` (white), ``rows`` x ``cols`` (default:
         the extent), row-major from the top-left."""

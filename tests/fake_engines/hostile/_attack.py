@@ -1,10 +1,16 @@
-"""Shared by the hostile engines: their targets, how they report a successful attack, and one
-legal move (no project imports: inside the sandbox only this folder and the interpreter are seen)."""
+"""Shared by the hostile engines: their targets, how each attack reports whether it worked, and one
+legal move (no project imports: inside the sandbox only this folder and the interpreter are seen).
+
+Every attempt ends in one line on stderr: ``LEAKED: what it did`` when it worked, ``BLOCKED: what it
+tried: why not`` when it did not, so that an attack that is broken (not stopped) shows instead of
+passing. An engine with any LEAKED line forfeits (exit 3, no answer) once all its attacks are made;
+otherwise it plays a legal move."""
 import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+_LEAKS = []
 
 
 def targets():
@@ -17,9 +23,32 @@ def targets():
 
 
 def leaked(what):
-    """An attack worked: say so and forfeit (no answer), so that the game records the evidence."""
+    """An attack worked: say so (the engine forfeits in ``finish``, so the game keeps the evidence)."""
     print(f"LEAKED: {what}", file=sys.stderr, flush=True)
-    sys.exit(3)
+    _LEAKS.append(what)
+
+
+def blocked(what, why):
+    """An attack did not work: say what was tried and why it failed."""
+    print(f"BLOCKED: {what}: {why}", file=sys.stderr, flush=True)
+
+
+def fenced(path):
+    """Whether the engine may write to ``path``: inside a folder of targets.json's "fence" list, when
+    it has one (a test that runs an attack unconfined keeps it inside the test's own folders)."""
+    fence = targets().get("fence")
+    if fence is None:
+        return True
+    real = os.path.realpath(path)
+    return any(real == os.path.realpath(folder) or real.startswith(os.path.realpath(folder) + os.sep)
+               for folder in fence)
+
+
+def finish(argv):
+    """After every attack: forfeit (no answer) if one worked, otherwise answer legally."""
+    if _LEAKS:
+        sys.exit(3)
+    answer_legally(argv)
 
 
 def answer_legally(argv):

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Starts as many processes as it can (up to 300, each sleeping a minute), then plays on."""
+"""Starts as many processes as targets.json's "cap_processes" (64 without one), each sleeping a
+minute, then plays on."""
 import os
 import sys
 import time
 
-from _attack import answer_legally, leaked, targets
+from _attack import blocked, finish, leaked, targets
 
 cap = targets().get("cap_processes", 64)
-started = 0
-for _ in range(300):
+started, why = 0, ""
+for _ in range(cap):
     try:
         pid = os.fork()
-    except OSError:
+    except OSError as error:
+        why = error.strerror
         break
     if pid == 0:
         time.sleep(60)
@@ -19,4 +21,6 @@ for _ in range(300):
     started += 1
 if started >= cap:
     leaked(f"started {started} processes (cap {cap})")
-answer_legally(sys.argv)
+else:
+    blocked(f"start {cap} processes", f"stopped at {started}: {why}")
+finish(sys.argv)

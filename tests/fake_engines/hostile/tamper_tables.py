@@ -1,21 +1,21 @@
 #!/usr/bin/env python3
-"""Overwrites the engines' n = 3 tables and drops a file beside them, then plays on."""
+"""Overwrites the engines' n = 3 table and drops a file beside it, then plays on."""
 import os
 import sys
 
-from _attack import answer_legally, leaked, targets
+from _attack import blocked, finish, fenced, leaked, targets
 
-table = targets().get("table", os.path.expanduser("~/.cache/betsy-arena/betsy3-mover.tb"))
-try:
-    with open(table, "r+b") as file:
-        file.write(b"\0" * 16)
-    leaked(f"overwrote {table}")
-except OSError:
-    pass
-try:
-    with open(os.path.join(os.path.dirname(table), "planted.tb"), "wb") as file:
-        file.write(b"x")
-    leaked("created a file beside the tables")
-except OSError:
-    pass
-answer_legally(sys.argv)
+table = targets().get("table", os.path.expanduser("~/.cache/betsy-arena/betsy3-mover-v2.tb"))
+planted = os.path.join(os.path.dirname(table), "planted.tb")
+for what, path, mode, done in ((f"overwrite {table}", table, "r+b", f"overwrote {table}"),
+                               ("create a file beside the tables", planted, "xb", "created a file beside the tables")):
+    if not fenced(path):
+        blocked(what, "outside the fence targets.json draws")
+        continue
+    try:
+        with open(path, mode) as file:
+            file.write(b"\0" * 16)
+        leaked(done)
+    except OSError as error:
+        blocked(what, error.strerror)
+finish(sys.argv)
