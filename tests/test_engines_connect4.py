@@ -26,7 +26,7 @@ from engines.connect4_evaluation import (
 from engines.protocol import Rng, UsageError, parse_request
 from engines.search.alphabeta import WIN, AlphaBeta
 from engines.search.mcts import MCTS
-from harness.games.betsy.rules import rules as betsy
+from harness.games.betsy import rules as betsy
 from harness.games.connect4.rules import PLAYER_O, PLAYER_X, Position, initial_position
 from tests.conftest import ROOT, run_counting_cpu, run_program
 
