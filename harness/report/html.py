@@ -273,9 +273,9 @@ def _conversions(report: Report) -> list[str]:
         '<h2 id="conversions">Won and lost starts</h2>',
         '<p class="muted">Games each engine began as the side to move; the exact solver says whether that side '
         "wins with perfect play: did the engine convert a won start, save a lost one?</p>",
-        '<table class="data" id="conversions-table"><thead><tr><th>engine</th><th class="num">won starts</th>'
-        '<th class="num">converted</th><th class="num">lost starts</th><th class="num">saved</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>",
+        '<div class="scroll"><table class="data" id="conversions-table"><thead><tr><th>engine</th>'
+        '<th class="num">won starts</th><th class="num">converted</th><th class="num">lost starts</th>'
+        f'<th class="num">saved</th></tr></thead><tbody>{rows}</tbody></table></div>',
     ]
 
 

@@ -78,10 +78,10 @@ class KingsHorses(Game[Position, int]):
         return render(position, last_move)
 
     def columns(self, position: Position) -> int:
-        return position.reach()[1]
+        return _frame(position)[1]
 
     def picture(self, position: Position, start: Position) -> str:
-        return position.grid(*start.reach())  # knights move down and right too: the game's whole reach
+        return position.grid(*_frame(start))  # knights move down and right too: the game's whole reach
 
     def move_column(self, move: int) -> int:
         return 0
@@ -110,3 +110,10 @@ class KingsHorses(Game[Position, int]):
             return None if word is None else PLAYERS[WORDS.index(word)]
 
         return winner
+
+
+def _frame(start: Position) -> tuple[int, int]:
+    """(rows, columns) of every board of a game from ``start``: the text's size for a game's position
+    (``extent``, its band's whole reach), and every square its knights can reach in any case."""
+    extent, reach = start.extent(), start.reach()
+    return max(extent[0], reach[0]), max(extent[1], reach[1])
