@@ -184,6 +184,10 @@ def board_sizes(game: str, n: str | None, size: str | None) -> tuple[str, ...]:
     option, text = ("--n", n) if n is not None else ("--size", size)
     if text is None:
         return rules.example_sizes
+    if n is not None and not all(part.strip().isascii() and part.strip().isdigit() and int(part) >= 1
+                                 for part in n.split(",")):
+        raise UsageError(f"invalid --n {n!r}: give board sizes >= 1 separated by commas, "
+                         f"e.g. {','.join(rules.example_sizes)}")
     try:
         return rules.sizes(text)
     except PositionError as error:
