@@ -69,6 +69,27 @@ def interrupt(process: subprocess.Popen[str], signum: int) -> tuple[str, str]:
             process.wait()
 
 
+
+def stop_mid_run(argv: list[str], db: Path, tmp_path: Path, signum: int, status: int,
+                 stored_first: int) -> dict[str, str]:
+    """Start ``argv``, send ``signum`` once ``stored_first`` games are stored and an engine is running,
+    and check the exit status, the last line, that nothing of the run is left and that every game
+    stored before the signal is still there; the games stored after it."""
+    scratch = tmp_path / "scratch"
+    before = set(live_descendants())
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=environment(scratch))
+    wait_until(lambda: len(stored(db)) >= stored_first and engines_running() >= 1,
+               f"{stored_first} games stored and another under way")
+    kept = stored(db)
+    _, err = interrupt(process, signum)
+    assert process.returncode == status, err
+    assert err.splitlines()[-1] == f"interrupted: finished games are saved in {db}; {RESUME}"
+    assert_nothing_left(before, scratch)
+    after = stored(db)
+    assert kept.items() <= after.items()
+    return after
+
 # --- arena tournament ------------------------------------------------------------------------------
 
 
@@ -91,18 +112,8 @@ engines:
 """)
     db = tmp_path / "stop.sqlite"
     argv = [ARENA, "tournament", str(config), "--db", str(db), "--no-progress"]
-    scratch = tmp_path / "scratch"
-    before = set(live_descendants())
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               env=environment(scratch))
-    wait_until(lambda: len(stored(db)) >= 2 and engines_running() >= 1, "two games stored and a third under way")
-    kept = stored(db)
-    out, err = interrupt(process, signum)
-    assert process.returncode == status, err
-    assert err.splitlines()[-1] == f"interrupted: finished games are saved in {db}; {RESUME}"
-    assert_nothing_left(before, scratch)
-    after = stored(db)
-    assert kept.items() <= after.items() and len(after) < 6
+    after = stop_mid_run(argv, db, tmp_path, signum, status, stored_first=2)
+    assert len(after) < 6
 
     resumed = run_program(argv, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -122,18 +133,8 @@ def test_sprt_stopped_mid_game_keeps_its_pairs_cleans_up_and_resumes(
     db = tmp_path / "sprt.sqlite"
     argv = [ARENA, "sprt", "greedy", f"python3 {STUDENT}", "--elo0", "0", "--elo1", "100", "--n", "3",
             "--max-pairs", "2", "--concurrency", "2", "--db", str(db)]
-    scratch = tmp_path / "scratch"
-    before = set(live_descendants())
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               env=environment(scratch))
-    wait_until(lambda: len(stored(db)) >= 1 and engines_running() >= 1, "a game stored and another under way")
-    kept = stored(db)
-    out, err = interrupt(process, signum)
-    assert process.returncode == status, err
-    assert err.splitlines()[-1] == f"interrupted: finished games are saved in {db}; {RESUME}"
-    assert_nothing_left(before, scratch)
-    after = stored(db)
-    assert kept.items() <= after.items() and len(after) < 4
+    after = stop_mid_run(argv, db, tmp_path, signum, status, stored_first=1)
+    assert len(after) < 4
 
     resumed = run_program(argv, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
