@@ -19,7 +19,6 @@ from harness.cli.options import (
     SizeOption,
     TimeOption,
     board_size,
-    use_sandbox,
 )
 from harness.cli.results import print_report
 from harness.errors import StoreError, UsageError
@@ -159,6 +158,7 @@ def sprt_command(
     from harness.referee.programs import check_layout
     from harness.store.store import log_path
     from harness.tournament import sprt
+    from harness.tournament.run import check_run
     from harness.tournament.config import MAX_CONCURRENCY
 
     settings = settings_from_flags({"game": game, "time": time, "allow_fractional_time": allow_fractional_time})
@@ -181,7 +181,7 @@ def sprt_command(
         first, second, settings, size_played, elo0=elo0, elo1=elo1,
         alpha=alpha, beta=beta, max_pairs=max_pairs, openings_file=openings, seed=seed, plies=opening_plies,
         concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
-    use_sandbox(sandbox, warn=False)
+    checked = check_run(test.config)  # once: the sandbox mode resolved, every batch a share of this run
     check_database(test.db, "--db")
     _setup_logging(log_path(test.db), False)  # as a tournament's, beside its games
     a, b = test.names
@@ -189,7 +189,7 @@ def sprt_command(
     echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
          f"{rules.title} {rules.size_phrase(test.config.sizes[0])}, {time:g} s per move; games in {test.db}")
     try:
-        final = sprt.run(test, echo, on_warning=warn)
+        final = sprt.run(test, echo, on_warning=warn, checked=checked)
     except KeyboardInterrupt:
         raise stopped(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume") from None
     echo(sprt.verdict(test, final))

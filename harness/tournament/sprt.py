@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.tournament.config import Opening, TournamentConfig, read_openings
 from harness.referee.engine_specs import EngineSpec
@@ -22,6 +24,9 @@ from harness.referee.sandbox import SandboxMode
 from harness.match.settings import GameSettings
 from harness.store.store import Store
 from harness.match.match import score_for_x
+
+if TYPE_CHECKING:
+    from harness.tournament.run import CheckedRun
 
 MAX_PAIRS = 100_000
 
@@ -137,15 +142,17 @@ def verdict(plan: SprtPlan, now: SprtState) -> str:
 
 
 def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
-        on_warning: Callable[[str], None] | None = None) -> SprtState:
+        on_warning: Callable[[str], None] | None = None, checked: CheckedRun | None = None) -> SprtState:
     """Play batches of rounds until the test decides or every round is played; ``show`` gets a
-    progress line after each batch (and one for the games already stored)."""
-    from harness.tournament.run import run_tournament
+    progress line after each batch (and one for the games already stored). The run is checked once
+    (``checked``, or here): each batch is a share of its rounds."""
+    from harness.tournament.run import check_run, play_run
 
     rounds = plan.config.rounds
+    whole = checked if checked is not None else check_run(plan.config)
     warned: set[str] = set()
 
-    def warn_once(text: str) -> None:  # each batch resolves the sandbox again
+    def warn_once(text: str) -> None:  # each batch starts games, and would say the sandbox's warning again
         if text not in warned and on_warning is not None:
             warned.add(text)
             on_warning(text)
@@ -155,8 +162,8 @@ def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
     next_round = 1
     while now.test.decision == "continue" and next_round <= rounds:
         last = min(rounds, next_round + plan.batch - 1)
-        summary = run_tournament(plan.config, plan.db, progress=progress, rounds=(next_round, last),
-                                 on_warning=warn_once)
+        summary = play_run(dataclasses.replace(whole, rounds=(next_round, last)), plan.db, progress=progress,
+                           on_warning=warn_once)
         next_round = last + 1
         if summary.played or next_round > rounds:
             now = state(plan)
