@@ -18,6 +18,7 @@ HARNESS = Path(__file__).resolve().parent.parent / "harness"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("cli", ("harness.cli", "harness.__main__")),
+    ("course", ("harness.course",)),
     ("tournament", ("harness.tournament",)),
     ("validate", ("harness.validate",)),
     ("report", ("harness.report",)),
