@@ -20,7 +20,7 @@ try:
 except ImportError:  # typer before 0.20 runs on click itself
     from click import exceptions as click_exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
 
-from harness.cli import cluster, match, play, results, solve, tournament, validate
+from harness.cli import cluster, course, match, play, results, solve, tournament, validate
 from harness.cli.console import STOPPED, error_line, stop_on_signals
 from harness.cli.options import PlainCommand
 from harness.errors import HarnessError
@@ -82,6 +82,8 @@ app.command("import", cls=PlainCommand,
             short_help="Read exported games back into a results database.")(results.import_command)
 app.command("validate", cls=PlainCommand,
             short_help="Check a student's program: protocol, rules, time, tactics.")(validate.validate_command)
+app.command("class", cls=PlainCommand,
+            short_help="Grade a class: a folder of submissions to a gradebook.")(course.class_command)
 
 cluster_app = typer.Typer(
     name="cluster", no_args_is_help=True, rich_markup_mode=None, short_help="A dask cluster that admits only its own.",

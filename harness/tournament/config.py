@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import pydantic
@@ -218,7 +218,7 @@ def _model_at(loc: tuple[int | str, ...]) -> type[pydantic.BaseModel]:
     return model
 
 
-def _describe(error: Any) -> str:
+def _describe(error: Any, model_at: Callable[[tuple[int | str, ...]], type[pydantic.BaseModel]] = _model_at) -> str:
     loc = tuple(error["loc"])
     kind = error["type"]
     got = error.get("input")
@@ -226,7 +226,7 @@ def _describe(error: Any) -> str:
     if kind == "extra_forbidden":
         parent = loc[:-1]
         where = f"{_dotted(parent)}: " if parent else ""
-        return f"{where}unknown key {loc[-1]!r} (valid keys: {_keys_of(_model_at(parent))})"
+        return f"{where}unknown key {loc[-1]!r} (valid keys: {_keys_of(model_at(parent))})"
     if kind == "missing":
         parent = loc[:-1]
         where = f"{_dotted(parent)}: " if parent else ""
@@ -262,7 +262,7 @@ def _describe(error: Any) -> str:
 _OPTION_TYPES = ("str", "int", "float", "bool")
 
 
-def _describe_all(errors: list[Any]) -> list[str]:
+def describe_errors(errors: list[Any], model_at: Callable[[tuple[int | str, ...]], type[pydantic.BaseModel]] = _model_at) -> list[str]:
     """Reword pydantic's errors; an option value matching none of its allowed types is one problem."""
     problems: list[str] = []
     collapsed: set[tuple[int | str, ...]] = set()
@@ -275,7 +275,7 @@ def _describe_all(errors: list[Any]) -> list[str]:
                     f"{_dotted(loc[:-1])}: expected text, a number or true/false, got {error.get('input')!r}"
                 )
             continue
-        problems.append(_describe(error))
+        problems.append(_describe(error, model_at))
     return problems
 
 
@@ -356,14 +356,15 @@ def _check_expansion(root: yaml.Node) -> None:
                 stack.append((child, depth + 1, False))
 
 
-def _fail(path: Path, problems: list[str]) -> ConfigError:
+def config_error(path: Path, problems: list[str]) -> ConfigError:
     if len(problems) == 1:
         return ConfigError(f"{path}: {problems[0]}")
     return ConfigError(f"{path}: {len(problems)} problems: " + "; ".join(problems))
 
 
-def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
-    """Read and check a tournament config; raises ConfigError naming every problem."""
+def read_yaml(path: str | os.PathLike[str], keys: str = "name:, engines:, ...") -> tuple[Path, dict[str, Any]]:
+    """A config file's mapping, read with every guard of a tournament config (size, duplicate keys,
+    alias bombs, depth); raises ConfigError naming the problem. ``keys``: the keys shown as expected."""
     file = Path(path)
     if not is_text(str(file)):  # the results database records the config's path
         raise ConfigError(f"{str(file)!r}: the path is not UTF-8 text; rename the file or folder")
@@ -382,18 +383,24 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
     except ValueError as error:  # a value YAML reads but Python refuses, e.g. an int of 5,000 digits
         raise ConfigError(f"{file}: a value cannot be read ({' '.join(str(error).split())[:120]})") from None
     if raw is None:
-        raise ConfigError(f"{file}: the file is empty; expected a mapping of keys (name:, engines:, ...)")
+        raise ConfigError(f"{file}: the file is empty; expected a mapping of keys ({keys})")
     if not isinstance(raw, dict):
         raise ConfigError(
-            f"{file}: expected a mapping of keys (name:, engines:, ...), got {type(raw).__name__}"
+            f"{file}: expected a mapping of keys ({keys}), got {type(raw).__name__}"
         )
+    return file, raw
+
+
+def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
+    """Read and check a tournament config; raises ConfigError naming every problem."""
+    file, raw = read_yaml(path)
     try:
         model = _Tournament.model_validate(raw)
     except pydantic.ValidationError as error:
         # Report what else is wrong too: the name and every engine entry that parsed.
         name = raw.get("name")
         problems = _name_problems(name) if isinstance(name, str) else []
-        problems += _describe_all(error.errors())
+        problems += describe_errors(error.errors())
         entries = raw.get("engines")
         if isinstance(entries, list):
             parsed: list[_Engine | None] = []
@@ -405,7 +412,7 @@ def load_config(path: str | os.PathLike[str], concurrency: int | None = None) ->
             game = raw.get("game", "betsy")
             known = game if isinstance(game, str) and game in GAMES else None
             problems += _engine_specs(parsed, file.resolve().parent, known)[1]
-        raise _fail(file, problems) from None
+        raise config_error(file, problems) from None
     return _resolve(model, file, concurrency)
 
 
@@ -522,7 +529,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
                     f"openings.file: no opening for {rules.size_key} = {', '.join(missing)} in {opening_path}"
                 )
     if problems:
-        raise _fail(file, problems)
+        raise config_error(file, problems)
     settings = model.game_settings()
     return TournamentConfig(
         name=model.name,

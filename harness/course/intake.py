@@ -1,0 +1,269 @@
+"""Intake: every student's folder checked, hashed and copied to a snapshot before anything runs.
+
+A course platform's download is one folder per student (``SUBMISSIONS/<student>/betsy.py`` plus any
+helper files). Each folder is checked whole: the program file present and a regular file, nothing but
+regular files and folders (no link, no device, no pipe), at most the size cap; a Python program must
+compile as Python 3 (a Python 2 program fails here, with the line, instead of in every check). A
+problem is the student's status with a one-line reason; the other students go on.
+
+Each submission is identified by a content hash of its folder (SHA-256 over every file's relative path
+and content, compiled caches left out), and copied once into a snapshot folder named by that hash: the
+programs run from their snapshots, so a folder that changes while the class runs, or after the deadline,
+changes nothing that was graded.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import shlex
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.course.config import STUDENT_NAME, ClassConfig
+from harness.errors import ConfigError
+from harness.text import visible
+
+MAX_FILES = 2000
+"""Most files a submission folder may hold."""
+MAX_ROSTER_BYTES = 4 << 20
+SKIPPED = ("__pycache__", ".DS_Store", "__MACOSX")
+"""Names left out of the hash and the snapshot: caches and archive debris, not the student's work."""
+
+
+@dataclass(frozen=True)
+class Student:
+    """A row of the roster, or a folder without one."""
+
+    folder: str
+    """The folder's name under the submissions folder (the student's key everywhere)."""
+    id: str = ""
+    name: str = ""
+    on_roster: bool = False
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What intake found of one student."""
+
+    student: Student
+    status: str
+    """``ok``, ``missing`` or ``refused`` (intake's own), or ``failed`` (does not compile)."""
+    reason: str = ""
+    hash: str | None = None
+    files: int = 0
+    bytes: int = 0
+    skipped: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def read_roster(path: Path) -> list[Student]:
+    """The roster CSV: a header with ``id`` and ``name`` (and optionally ``folder``: the student's folder
+    name in the download, else the id). Raises ConfigError naming the line."""
+    from harness.text import read_bounded
+
+    text = read_bounded(path, MAX_ROSTER_BYTES, "a roster")
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    columns = [column.strip().lower() for column in reader.fieldnames or []]
+    if "id" not in columns or "name" not in columns:
+        raise ConfigError(f"{path}: the roster needs a header line with the columns id and name (and "
+                          f"optionally folder); found {', '.join(columns) or 'no header'}")
+    students: list[Student] = []
+    seen: dict[str, int] = {}
+    for line, row in enumerate(reader, 2):
+        values = {(key or "").strip().lower(): (value or "").strip() for key, value in row.items()
+                  if isinstance(value, str)}
+        folder = values.get("folder") or values.get("id", "")
+        if not folder:
+            raise ConfigError(f"{path}: line {line}: no id (or folder); every student needs one")
+        if folder in seen:
+            raise ConfigError(f"{path}: line {line}: {folder!r} is also on line {seen[folder]}; "
+                              "each folder belongs to one student")
+        seen[folder] = line
+        students.append(Student(folder, values.get("id", ""), values.get("name", ""), True))
+    return students
+
+
+def students_of(config: ClassConfig) -> tuple[list[Student], list[str]]:
+    """Every student: the roster's, in its order, then folders on no roster (by name); and the
+    names at the top of the submissions folder that are no student's folder."""
+    roster = read_roster(config.roster) if config.roster is not None else []
+    listed = {student.folder for student in roster}
+    others: list[Student] = []
+    stray: list[str] = []
+    for entry in sorted(os.scandir(config.submissions), key=lambda e: e.name):
+        if entry.name in SKIPPED or entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in listed:
+                others.append(Student(entry.name))
+        elif entry.is_symlink() and entry.name not in listed:
+            others.append(Student(entry.name))  # refused below, with why
+        else:
+            stray.append(entry.name)
+    return roster + others, stray
+
+
+def intake(config: ClassConfig, student: Student) -> Submission:
+    """Check one student's folder; never raises for what is in it."""
+    name = visible(student.folder)
+    folder = config.submissions / student.folder
+    if not STUDENT_NAME.fullmatch(student.folder) or len(student.folder) > 64:
+        return Submission(student, "refused", f"the folder name {name!r} is not letters, digits, '_', '.', "
+                                              "'+' or '-' (64 at most); rename the folder")
+    if os.path.islink(folder):
+        return Submission(student, "refused", f"{name} is a link to another folder; submit the files themselves")
+    if not folder.exists():
+        return Submission(student, "missing", "no submission (no folder in the download)")
+    if not folder.is_dir():
+        return Submission(student, "refused", f"{name} is not a folder")
+    digest = hashlib.sha256()
+    files = 0
+    total = 0
+    skipped: list[str] = []
+    problem: str | None = None
+    for path, kind in _walk(folder):
+        relative = path.relative_to(folder).as_posix()
+        shown = f"{name}/{visible(relative)}"
+        if kind == "skip":
+            skipped.append(relative)
+            continue
+        if kind == "link":
+            problem = f"{shown} is a link; submit the file itself"
+            break
+        if kind == "other":
+            problem = f"{shown} is not a regular file or folder (a device, pipe or socket); remove it"
+            break
+        if kind == "dir":
+            digest.update(b"d\0" + relative.encode("utf-8", "surrogateescape") + b"\0")
+            continue
+        files += 1
+        size = path.stat().st_size
+        total += size
+        if files > MAX_FILES:
+            problem = f"more than {MAX_FILES} files; submit the program and its helper files only"
+            break
+        if total > config.max_submission_bytes:
+            problem = (f"over the {config.max_submission_bytes >> 20} MB cap of a submission "
+                       f"(max_submission_mb); submit the program and its helper files only")
+            break
+        digest.update(b"f\0" + relative.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(_file_digest(path) + b"\0")
+    if problem is not None:
+        return Submission(student, "refused", problem, files=files, bytes=total)
+    program = folder / config.program
+    if os.path.islink(program):
+        return Submission(student, "refused", f"{name}/{config.program} is a link; submit the file itself")
+    if not program.is_file():
+        found = sorted(p.name for p in folder.iterdir() if p.is_file())
+        listed = ", ".join(visible(f) for f in found[:6]) + (", ..." if len(found) > 6 else "")
+        return Submission(student, "missing", f"no {config.program} in {name}/"
+                                              + (f" (found: {listed})" if found else " (the folder is empty)"),
+                          digest.hexdigest(), files, total)
+    hash_ = digest.hexdigest()
+    compile_problem = python3_problem(program, config.command, config.program)
+    if compile_problem is not None:
+        return Submission(student, "failed", compile_problem, hash_, files, total, tuple(skipped))
+    return Submission(student, "ok", "", hash_, files, total, tuple(skipped))
+
+
+def _walk(folder: Path) -> list[tuple[Path, str]]:
+    """Every entry under ``folder`` (links never followed), sorted, with its kind: file, dir, link,
+    other, or skip (a cache or archive debris)."""
+    found: list[tuple[Path, str]] = []
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            found.append((current, "other"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if entry.name in SKIPPED or entry.name.endswith(".pyc"):
+                found.append((path, "skip"))
+            elif stat.S_ISLNK(mode):
+                found.append((path, "link"))
+            elif stat.S_ISDIR(mode):
+                found.append((path, "dir"))
+                stack.append(path)
+            elif stat.S_ISREG(mode):
+                found.append((path, "file"))
+            else:
+                found.append((path, "other"))
+    found.sort(key=lambda item: item[0].as_posix())
+    return found
+
+
+def _file_digest(path: Path) -> bytes:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 16), b""):
+            digest.update(block)
+    return digest.digest()
+
+
+def python3_problem(program: Path, command: str, shown: str) -> str | None:
+    """Why a Python program cannot run under Python 3 (its first syntax error), or None. Only
+    compiled, never run; a program not run by Python, or too large to check, is left to validation."""
+    words = shlex.split(command)
+    if not words or not os.path.basename(words[0]).startswith("python") or not shown.endswith(".py"):
+        return None
+    if program.stat().st_size > 1 << 20:
+        return None
+    source = program.read_bytes()
+    try:
+        compile(source, shown, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        text = visible(str(error.msg))
+        hint = " (a Python 2 program? run it under Python 3)" if _python2_like(error, source) else ""
+        return f"{shown} does not compile as Python 3: line {error.lineno}: {text}{hint}"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return f"{shown} does not compile as Python 3: {visible(str(error))[:120]}"
+    return None
+
+
+def _python2_like(error: SyntaxError, source: bytes) -> bool:
+    message = str(error.msg)
+    return ("Missing parentheses in call to" in message or "print " in (error.text or "")
+            or b"<>" in source or "invalid token" in message or "except " in (error.text or "") and "," in (error.text or ""))
+
+
+def snapshot(config: ClassConfig, submission: Submission, root: Path) -> Path:
+    """The submission's snapshot folder under ``root`` (made once; a snapshot never changes): the
+    program runs from here. Files are copied as plain files (owner read/write, others read)."""
+    assert submission.hash is not None
+    target = root / submission.hash[:16]
+    done = root / f"{submission.hash[:16]}.done"
+    if done.exists() and target.is_dir():
+        return target
+    staging = root / f".{submission.hash[:16]}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    source = config.submissions / submission.student.folder
+    for path, kind in _walk(source):
+        relative = path.relative_to(source)
+        if kind == "dir":
+            (staging / relative).mkdir(exist_ok=True)
+        elif kind == "file":
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, staging / relative)
+            os.chmod(staging / relative, 0o644)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staging, target)
+    done.write_text(submission.hash + "\n")
+    return target
+
+
+def program_command(config: ClassConfig, folder: Path) -> str:
+    """The command that runs a snapshot's program: the config's ``command`` with ``{file}`` filled in."""
+    return config.command.replace("{file}", shlex.quote(str(folder / config.program)))

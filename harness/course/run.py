@@ -1,0 +1,665 @@
+"""``arena class``: every stage, resumably, from the submissions folder to the gradebook.
+
+1. Intake (harness.course.intake): each folder checked, hashed and snapshot; the deadline freezes
+   the submissions graded.
+2. Validation of every submission not validated before under the same settings, in parallel, each in
+   its own sandbox; stored by (student, hash, settings).
+3. Probes for the similarity of moves: each program's move in a fixed set of quiet positions.
+4. Anchor games: each submission that passed the required categories against the reference engines,
+   in colour-swapped pairs, until the sequential test decides its band or the budget is spent.
+5. The league among those submissions: a round-robin for a small class, a Swiss league for a large
+   one, or none (a gauntlet: the anchor games alone).
+6. Grades: Elo anchored on the references with its interval, the band, the points; similar pairs.
+
+Every game is keyed by what decides it: the two programs' content hashes, the size and the opening's
+index, under one tournament of the database per play settings. A stored game is never played again,
+so a rerun goes on where the last stopped, and a resubmission plays only its own games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness.course.config import ClassConfig
+from harness.course.grades import Band as GradeBand
+from harness.course.grades import BandVerdict, anchored_ratings, band_verdict, next_opponents
+from harness.course.intake import Student, Submission, intake, program_command, snapshot, students_of
+from harness.match.match import GameRecord, score_for_x
+from harness.referee import sandbox as sandbox
+from harness.referee.engine_specs import EngineSpec, builtin_engine, command_engine
+from harness.referee.programs import layout_problems
+from harness.report.ratings import GameResult
+from harness.store.classbook import ClassBook
+from harness.store.store import Store, file_sha256
+from harness.tournament.executor import Job, play_locally
+from harness.tournament.schedule import ScheduledGame, random_opening
+from harness.text import visible
+
+log = logging.getLogger("arena.class")
+
+Show = Callable[[str], None]
+
+
+@dataclass
+class Entry:
+    """One student through the stages."""
+
+    student: Student
+    submission: Submission
+    status: str
+    """missing, refused, late, failed, not validated, ranked (or unranked: no games)."""
+    reason: str = ""
+    hash: str | None = None
+    """The submission graded (the frozen one after the deadline)."""
+    note: str = ""
+    """What staff should know beside the status (a change after the deadline)."""
+    folder: Path | None = None
+    engine: EngineSpec | None = None
+    validation: dict[str, Any] | None = None
+    key: str = ""
+    """The submission's key in game ids: the first 12 hex digits of its hash."""
+
+    @property
+    def in_league(self) -> bool:
+        return self.engine is not None and self.validation is not None and self.status == "ranked"
+
+
+@dataclass
+class ClassRun:
+    """What a run found and did: every entry, the games, the grades."""
+
+    config: ClassConfig
+    db: Path
+    entries: list[Entry]
+    stray: list[str] = field(default_factory=list)
+    validated: int = 0
+    """Validations run now (the others were stored)."""
+    played: int = 0
+    """Games played now (the others were stored)."""
+    league_format: str = ""
+    rounds: int = 0
+    games: dict[str, GameResult] = field(default_factory=dict)
+    """Every game of the current entrants and references, by game id."""
+    game_rows: dict[str, int] = field(default_factory=dict)
+    """Each game id's row number in the database (arena replay DB ID)."""
+    anchor_results: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    verdicts: dict[str, BandVerdict] = field(default_factory=dict)
+    ratings: dict[str, Any] = field(default_factory=dict)
+    league_points: dict[str, float] = field(default_factory=dict)
+    league_games: dict[str, int] = field(default_factory=dict)
+    byes: dict[str, int] = field(default_factory=dict)
+    probes: dict[str, list[int | None]] = field(default_factory=dict)
+    source_pairs: list[Any] = field(default_factory=list)
+    move_pairs: list[Any] = field(default_factory=list)
+    frozen_at: str | None = None
+    failed_games: int = 0
+
+
+def default_db_path(config: ClassConfig) -> Path:
+    return Path("results") / f"{config.name}.sqlite"
+
+
+def snapshot_root(db: Path) -> Path:
+    """Where the submissions' snapshots are kept: beside the database, one folder per content hash."""
+    return db.with_name(db.stem + ".submissions")
+
+
+def _slug(folder: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]", "-", folder)[:40] or "student"
+
+
+def engine_name(entry: Entry) -> str:
+    assert entry.hash is not None
+    return f"{_slug(entry.student.folder)}.{entry.hash[:8]}"
+
+
+def reference_key(name: str, spec: EngineSpec) -> str:
+    sha = file_sha256(spec.program) if spec.program else None
+    return f"{name}-{(sha or 'builtin')[:8]}"
+
+
+# --- stage 1: intake and the deadline ---------------------------------------------------------------
+
+
+def take_in(config: ClassConfig, book: ClassBook, db: Path, freeze: bool, show: Show) -> ClassRun:
+    students, stray = students_of(config)
+    entries: list[Entry] = []
+    root = snapshot_root(db)
+    for student in students:
+        submission = intake(config, student)
+        if submission.hash is not None and submission.status in ("ok", "failed"):
+            book.record_submission(config.name, student.folder, submission.hash, submission.status,
+                                   submission.reason, submission.files, submission.bytes)
+            snapshot(config, submission, root)
+        status = {"ok": "not validated"}.get(submission.status, submission.status)
+        entries.append(Entry(student, submission, status, submission.reason,
+                             submission.hash if submission.status in ("ok", "failed") else None))
+    run = ClassRun(config, db, entries, stray)
+    now = datetime.now(timezone.utc)
+    if freeze or (config.deadline is not None and now >= config.deadline):
+        if book.frozen(config.name) is None:
+            book.freeze(config.name, {e.student.folder: e.hash for e in entries if e.hash is not None})
+            show(f"submissions frozen now ({'--freeze' if freeze else 'the deadline has passed'}): later "
+                 "changes are recorded and not graded")
+        frozen = book.frozen(config.name) or {}
+        for entry in entries:
+            _apply_freeze(config, book, entry, frozen.get(entry.student.folder))
+    for entry in entries:
+        if entry.hash is not None and entry.status in ("not validated", "failed"):
+            entry.folder = root / entry.hash[:16]
+            entry.key = entry.hash[:12]
+    _make_engines(config, [e for e in entries if e.status == "not validated"])
+    return run
+
+
+def _apply_freeze(config: ClassConfig, book: ClassBook, entry: Entry, frozen: str | None) -> None:
+    """After the freeze, a student is graded on the submission frozen then."""
+    current = entry.hash
+    if frozen is None:
+        if current is not None or entry.status not in ("missing",):
+            entry.status, entry.reason, entry.hash = "late", "submitted after the deadline; not graded", None
+        return
+    if current == frozen:
+        return
+    entry.note = ("changed after the deadline: the submission frozen then is graded" if current is not None
+                  else "removed or broken after the deadline: the submission frozen then is graded")
+    seen = {row["hash"]: row for row in book.submissions_seen(config.name, entry.student.folder)}
+    row = seen.get(frozen)
+    entry.hash = frozen
+    if row is None:
+        entry.status, entry.reason = "refused", "the frozen submission is not in the database"
+    else:
+        entry.status = "not validated" if row["status"] == "ok" else str(row["status"])
+        entry.reason = str(row["reason"])
+
+
+def _make_engines(config: ClassConfig, entries: list[Entry]) -> None:
+    """Each submission's engine, run from its snapshot; one whose layout is refused is refused alone."""
+    from harness.errors import HarnessError
+
+    made: list[Entry] = []
+    for entry in entries:
+        assert entry.folder is not None
+        try:
+            entry.engine = command_engine(program_command(config, entry.folder), name=engine_name(entry))
+        except HarnessError as error:
+            entry.status, entry.reason = "refused", visible(str(error))
+            continue
+        made.append(entry)
+    problems = dict(layout_problems([e.engine for e in made if e.engine is not None]))
+    for index, entry in enumerate(made):
+        if index in problems:
+            entry.status, entry.reason, entry.engine = "refused", visible(problems[index]), None
+
+
+# --- stage 2: validation ---------------------------------------------------------------------------
+
+
+def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool, show: Show) -> None:
+    """Validate every submission not validated before under these settings (stored as each ends)."""
+    from harness.progress import bar as progress_bar
+    from harness.validate.validator import ValidationSettings
+
+    config = run.config
+    key = config.validation_key()
+    todo: list[Entry] = []
+    for entry in run.entries:
+        if entry.status != "not validated" or entry.hash is None:
+            continue
+        stored = book.validation(entry.student.folder, entry.hash, key)
+        if stored is not None:
+            entry.validation = stored
+        else:
+            todo.append(entry)
+    settings = ValidationSettings(
+        config.settings, sizes=config.validation_sizes, games=config.validation_games,
+        quick=config.validation_quick, concurrency=2, sandbox=confined,
+        file_bytes=config.max_file_mb << 20, processes=config.max_processes)
+    if todo:
+        show(f"validating {len(todo)} submission{'s' if len(todo) != 1 else ''} "
+             f"({sum(e.validation is not None for e in run.entries)} stored)")
+        bar = progress_bar(len(todo), "validating", "program", progress)
+        workers = max(1, min(len(todo), config.concurrency // 2 or 1))
+
+        def one(entry: Entry) -> tuple[Entry, dict[str, Any]]:
+            assert entry.engine is not None and entry.hash is not None
+            return entry, _validate_one(entry, settings)
+
+        try:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for entry, report in pool.map(one, todo):
+                    assert entry.hash is not None
+                    book.save_validation(entry.student.folder, entry.hash, key, report)
+                    entry.validation = report
+                    run.validated += 1
+                    bar.update(1)
+        finally:
+            bar.close()
+    for entry in run.entries:
+        if entry.status != "not validated" or entry.validation is None:
+            continue
+        failing = [name for name in config.required
+                   if entry.validation["categories"].get(name, {}).get("passed") is not True]
+        if failing:
+            entry.status = "failed"
+            entry.reason = f"validation: {', '.join(failing)} not passed ({entry.validation['verdict']})"
+        else:
+            entry.status = "ranked"
+
+
+def _validate_one(entry: Entry, settings: Any) -> dict[str, Any]:
+    """One submission's validation report as JSON, its program shown relative to its folder."""
+    from harness.validate.validator import validate
+
+    assert entry.engine is not None
+    program = f"{entry.student.folder}/{Path(entry.engine.program or '').name}"
+    if settings.play.rules.own_validation:
+        from harness.validate.kings_horses import validate_kings_horses
+
+        report = validate_kings_horses(program, entry.engine, settings)
+    else:
+        report = validate(program, entry.engine, settings)
+    data = report.to_json()
+    return json.loads(_private_paths_out(json.dumps(data), entry))
+
+
+def _private_paths_out(text: str, entry: Entry) -> str:
+    """The report without the machine's paths: the snapshot folder is the student's folder."""
+    if entry.folder is not None:
+        text = text.replace(json.dumps(str(entry.folder))[1:-1], entry.student.folder)
+    return text
+
+
+# --- the games ---------------------------------------------------------------------------------------
+
+
+class Games:
+    """Plays and stores the class's games: one tournament of the database per play settings."""
+
+    def __init__(self, run: ClassRun, store: Store, confined: bool, progress: bool, show: Show) -> None:
+        self.run = run
+        self.store = store
+        self.confined = confined
+        self.progress = progress
+        self.show = show
+        config = run.config
+        fingerprint = {"class": config.name, "size": config.size, **config.play_key()}
+        self.specs: dict[str, EngineSpec] = {}
+        self.keys: dict[str, str] = {}
+        """Participant key -> engine name."""
+        for name in config.references:
+            spec = builtin_engine(name)
+            key = reference_key(name, spec)
+            self.specs[name] = spec
+            self.keys[key] = name
+        for entry in run.entries:
+            if entry.in_league and entry.key not in self.keys:
+                assert entry.engine is not None
+                self.specs[entry.engine.name] = entry.engine
+                self.keys[entry.key] = entry.engine.name
+        self.tournament = store.ensure_tournament(f"class-{config.name}", fingerprint, [
+            {"name": name, "command": spec.display_command, "program": spec.program,
+             "sha256": file_sha256(spec.program) if spec.program else None} for name, spec in self.specs.items()],
+            str(config.path.resolve()))
+        self.done: dict[str, Any] = {stored.game_id: stored for stored in store.games(self.tournament)}
+        self.rows = {key: row for key, row in ((k, store.game_id_of(self.tournament, k)) for k in self.done) if row}
+
+    def opening(self, index: int) -> tuple[str, str]:
+        config = self.run.config
+        opening = random_opening(config.rules, config.size, config.openings_plies, config.openings_seed, index)
+        return opening.board, opening.player
+
+    def pair(self, stage: str, a: str, b: str, index: int) -> list[ScheduledGame]:
+        """The two games (colours swapped) of one pairing of keys ``a``, ``b`` from opening ``index``."""
+        if stage == "league":  # one id for a pairing, whichever side the pairing named first
+            a, b = sorted((a, b))
+        board, player = self.opening(index)
+        size = self.run.config.size
+        pair_key = f"{stage}:{size}:{a}:{b}:{index + 1}"
+        return [ScheduledGame(f"{pair_key}:a", pair_key, size, index + 1, self.keys[a], self.keys[b], board, player),
+                ScheduledGame(f"{pair_key}:b", pair_key, size, index + 1, self.keys[b], self.keys[a], board, player)]
+
+    def result(self, game_id: str) -> float | None:
+        """Blue's points in a stored game, or None if it is not played yet."""
+        stored = self.done.get(game_id)
+        return None if stored is None else score_for_x(stored.result)
+
+    def play(self, games: Sequence[ScheduledGame], what: str) -> None:
+        """Play the games not stored yet; each is stored as it ends."""
+        todo = [g for g in dict.fromkeys(games) if g.game_id not in self.done]
+        if not todo:
+            return
+        from harness.progress import bar as progress_bar
+
+        config = self.run.config
+        bar = progress_bar(len(todo), what, "game", self.progress)
+
+        def finished(scheduled: ScheduledGame, record: GameRecord) -> None:
+            row = self.store.save_record(self.tournament, scheduled.game_id, scheduled.pair_key, scheduled.round, record)
+            if row is not None:
+                self.rows[scheduled.game_id] = row
+            self.done[scheduled.game_id] = _stored(scheduled, record)
+            self.run.played += 1
+            bar.update(1)
+
+        def failed(scheduled: ScheduledGame, why: str) -> None:
+            self.run.failed_games += 1
+            log.error("game %s not played: %s; a rerun retries it", scheduled.game_id, why)
+
+        def warn(message: str) -> None:
+            log.warning("%s", message)
+
+        job = Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes, ())
+        try:
+            if config.cluster is not None:
+                from harness.tournament import cluster as cluster
+
+                access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+                specs = {name: self.specs[name] for name in {g.x for g in todo} | {g.o for g in todo}}
+                job = replace(job, hashes=cluster.expected_hashes(list(specs.values())))
+                cluster.play_on_cluster(access, todo, specs, job, finished, failed, warn)
+            else:
+                play_locally(todo, self.specs, job, self.confined, config.concurrency, finished, failed, warn)
+        finally:
+            bar.close()
+
+
+@dataclass(frozen=True)
+class _Played:
+    game_id: str
+    result: str
+
+
+def _stored(scheduled: ScheduledGame, record: GameRecord) -> Any:
+    return _Played(scheduled.game_id, record.result)
+
+
+# --- stage 4: anchor games and bands ---------------------------------------------------------------------
+
+
+def grade_bands(config: ClassConfig) -> list[GradeBand]:
+    return [GradeBand(band.name, band.floor, band.points) for band in config.bands]
+
+
+def play_anchors(run: ClassRun, games: Games) -> None:
+    """Each entrant against the references, pair after pair, until its band is decided or the budget
+    spent: the sequence is a function of the stored results, so a rerun retraces it and goes on."""
+    config = run.config
+    bands = grade_bands(config)
+    references = {reference_key(name, games.specs[name]): elo for name, elo in config.references.items()}
+    by_name = {key: name for key, name in games.keys.items()}
+    entrants = sorted({e.key for e in run.entries if e.in_league})
+    state: dict[str, tuple[list[tuple[float, float]], dict[str, int]]] = {k: ([], {}) for k in entrants}
+    while True:
+        wave: list[ScheduledGame] = []
+        waiting: dict[str, list[tuple[str, list[ScheduledGame]]]] = {}
+        for key in entrants:
+            results, counts = state[key]
+            while True:
+                verdict = band_verdict(results, bands, error=config.error, indifference=config.indifference,
+                                       budget=config.budget)
+                run.verdicts[key] = verdict
+                if verdict.state != "playing":
+                    break
+                elo_of_name = {by_name[k]: v for k, v in references.items()}
+                opponents = [k for k, _ in sorted(references.items(), key=lambda item: item[1])
+                             if by_name[k] in next_opponents(verdict, elo_of_name)]
+                batch = [(ref, games.pair("anchor", key, ref, counts.get(ref, 0))) for ref in opponents]
+                if all(all(games.result(g.game_id) is not None for g in pair) for _, pair in batch):
+                    for ref, pair in batch:
+                        counts[ref] = counts.get(ref, 0) + 1
+                        first = games.result(pair[0].game_id)
+                        second = games.result(pair[1].game_id)
+                        assert first is not None and second is not None
+                        results += [(references[ref], first), (references[ref], 1 - second)]
+                    continue
+                waiting[key] = batch
+                wave += [g for _, pair in batch for g in pair]
+                break
+        if not wave:
+            break
+        games.play(wave, "anchor games")
+        if any(g.game_id not in games.done for g in wave):  # a game the executor could not play
+            break
+    run.anchor_results = {key: state[key][0] for key in entrants}
+
+
+# --- stage 5: the league ----------------------------------------------------------------------------
+
+
+def league_format(config: ClassConfig, entrants: int) -> str:
+    if config.league_format != "auto":
+        return config.league_format
+    return "round-robin" if entrants <= config.round_robin_up_to else "swiss"
+
+
+def swiss_rounds(config: ClassConfig, entrants: int) -> int:
+    if entrants < 2:
+        return 0
+    return min(config.rounds or math.ceil(math.log2(entrants)) + 2, entrants - 1)
+
+
+def play_league(run: ClassRun, games: Games, book: ClassBook) -> None:
+    config = run.config
+    entrants = sorted({e.key for e in run.entries if e.in_league})
+    run.league_format = league_format(config, len(entrants))
+    points = {key: 0.0 for key in entrants}
+    played = {key: 0 for key in entrants}
+
+    def count(pair: list[ScheduledGame], a: str, b: str) -> None:
+        first, second = games.result(pair[0].game_id), games.result(pair[1].game_id)
+        if first is None or second is None:
+            return
+        points[a] += first + (1 - second)
+        points[b] += (1 - first) + second
+        played[a] += 2
+        played[b] += 2
+
+    if run.league_format == "round-robin":
+        run.rounds = config.rounds or 1
+        pairs = [(a, b) for i, a in enumerate(entrants) for b in entrants[i + 1:]]
+        scheduled = {(a, b, r): games.pair("league", a, b, r) for a, b in pairs for r in range(run.rounds)}
+        games.play([g for pair in scheduled.values() for g in pair], "league games")
+        for (a, b, _), pair in scheduled.items():
+            count(pair, a, b)
+    elif run.league_format == "swiss":
+        _play_swiss(run, games, book, entrants, points, played, count)
+    run.league_points = points
+    run.league_games = played
+
+
+def _play_swiss(run: ClassRun, games: Games, book: ClassBook, entrants: list[str], points: dict[str, float],
+                played: dict[str, int], count: Callable[[list[ScheduledGame], str, str], None]) -> None:
+    """Round by round: each round paired (harness.course.swiss) from the standings after the one before,
+    the pairings stored, so a rerun plays the same league. A league is its entrants' snapshot: when the
+    entrants change (a resubmission before the deadline), a new league is paired from round 1, and every
+    game it shares with the old one (same two programs, same opening) is not played again."""
+    from harness.course.swiss import Entrant, SwissExhausted, pair_round
+
+    config = run.config
+    league = hashlib.sha256(json.dumps([entrants, config.play_key(), config.size]).encode()).hexdigest()[:16]
+    run.rounds = swiss_rounds(config, len(entrants))
+    seeds = _seed_ratings(run, entrants)
+    opponents: dict[str, set[str]] = {key: set() for key in entrants}
+    byes = {key: 0 for key in entrants}
+    stored = book.swiss_rounds(league)
+    for round_number in range(1, run.rounds + 1):
+        pairs = stored.get(round_number)
+        if pairs is None:
+            field_ = [Entrant(key, points[key], seeds.get(key, 0.0), frozenset(opponents[key]), byes[key])
+                      for key in entrants]
+            try:
+                paired, bye = pair_round(field_)
+            except SwissExhausted:
+                run.rounds = round_number - 1
+                break
+            pairs = list(paired) + ([(bye, "")] if bye is not None else [])
+            book.save_swiss_round(league, round_number, pairs)
+        scheduled = [(a, b, games.pair("league", a, b, round_number - 1)) for a, b in pairs if b]
+        games.play([g for _, _, pair in scheduled for g in pair], f"Swiss round {round_number}/{run.rounds}")
+        for a, b, pair in scheduled:
+            count(pair, a, b)
+            opponents[a].add(b)
+            opponents[b].add(a)
+        for a, b in pairs:
+            if not b:
+                byes[a] += 1
+                points[a] += 1.0  # a bye counts as a drawn pair: it neither lifts nor sinks
+        if any(g.game_id not in games.done for _, _, pair in scheduled for g in pair):
+            run.rounds = round_number  # a game could not be played: later rounds wait for a rerun
+            break
+    run.byes = byes
+
+
+def _seed_ratings(run: ClassRun, entrants: list[str]) -> dict[str, float]:
+    """The Swiss league's seeding: each entrant's Elo from its anchor games alone."""
+    results = [GameResult(key, ref, score) for key in entrants
+               for (ref, score) in ((f"ref{elo:g}", s) for elo, s in run.anchor_results.get(key, []))]
+    fixed = {f"ref{elo:g}": elo for elo in run.config.references.values()}
+    ratings = anchored_ratings(results, fixed)
+    return {key: ratings[key].elo if key in ratings else 0.0 for key in entrants}
+
+
+# --- stage 6: grades -----------------------------------------------------------------------------------
+
+
+def rate(run: ClassRun, games: Games) -> None:
+    """Elo anchored on the references from every game of the current entrants (anchor and league)."""
+    config = run.config
+    fixed = {reference_key(name, games.specs[name]): elo for name, elo in config.references.items()}
+    keys = {e.key for e in run.entries if e.in_league}
+    for game_id, stored in games.done.items():
+        parts = game_id.split(":")
+        if len(parts) != 6 or parts[1] != config.size or parts[5] not in ("a", "b"):
+            continue
+        a, b = parts[2], parts[3]
+        if a == b or not {a, b} <= keys | set(fixed) or not {a, b} & keys:
+            continue
+        x, o = (a, b) if parts[5] == "a" else (b, a)
+        run.games[game_id] = GameResult(x, o, score_for_x(stored.result), ":".join(parts[:5]))
+    run.ratings = anchored_ratings(list(run.games.values()), fixed)
+    run.game_rows = {game_id: row for game_id, row in games.rows.items() if game_id in run.games}
+
+
+def ranked(run: ClassRun) -> list[Entry]:
+    """The ranked entries, best first: league points, then Elo, then folder name."""
+    def order(entry: Entry) -> tuple[float, float, str]:
+        rating = run.ratings.get(entry.key)
+        return (-run.league_points.get(entry.key, 0.0), -(rating.elo if rating else 0.0), entry.student.folder)
+
+    return sorted((e for e in run.entries if e.in_league), key=order)
+
+
+def points_of(run: ClassRun, entry: Entry) -> float:
+    """Points by the scheme: the band's points; a failed program gets ``failed_points``; an undecided
+    band the lower band's points (staff decide); no program, none."""
+    config = run.config
+    if entry.status == "failed":
+        return config.failed_points
+    if not entry.in_league:
+        return 0.0
+    verdict = run.verdicts.get(entry.key)
+    if verdict is None:
+        return 0.0
+    name = verdict.band if verdict.band is not None else (verdict.possible[0] if verdict.possible else None)
+    return next((band.points for band in config.bands if band.name == name), 0.0)
+
+
+# --- stage 3 and similarity ----------------------------------------------------------------------------
+
+
+def probe_moves(run: ClassRun, book: ClassBook, confined: bool, progress: bool) -> None:
+    """Each validated program's move in the fixed probe positions (stored by hash)."""
+    from harness.course.similarity import probe_positions
+    from harness.progress import bar as progress_bar
+    from harness.referee.referee import Limits, ask
+
+    config = run.config
+    if config.probe_positions == 0:
+        return
+    positions = probe_positions(config.rules, config.size, config.probe_positions, config.openings_seed)
+    key = hashlib.sha256(json.dumps([[p.size_text, p.player, p.board()] for p in positions]
+                                    + [config.play_key()]).encode()).hexdigest()[:16]
+    limits = Limits(sandbox=confined, file_bytes=config.max_file_mb << 20, processes=config.max_processes)
+    todo: list[tuple[Entry, int]] = []
+    for entry in run.entries:
+        if entry.engine is None or entry.hash is None or entry.validation is None:
+            continue
+        stored = book.probes(entry.hash, key)
+        run.probes[entry.student.folder] = [stored.get(i) for i in range(len(positions))]
+        todo += [(entry, i) for i in range(len(positions)) if i not in stored]
+    if not todo:
+        return
+    bar = progress_bar(len(todo), "probes", "move", progress)
+
+    def one(task: tuple[Entry, int]) -> tuple[Entry, int, int | None]:
+        entry, index = task
+        assert entry.engine is not None
+        result = ask(entry.engine.command, positions[index], config.settings.clock, limits)
+        return entry, index, result.move if result.ok else None
+
+    try:
+        by_entry: dict[str, dict[int, int | None]] = {}
+        with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
+            for entry, index, move in pool.map(one, todo):
+                by_entry.setdefault(entry.student.folder, {})[index] = move
+                run.probes[entry.student.folder][index] = move
+                bar.update(1)
+                if len(by_entry[entry.student.folder]) == sum(1 for e, _ in todo if e is entry):
+                    assert entry.hash is not None
+                    book.save_probes(entry.hash, key, by_entry[entry.student.folder])
+    finally:
+        bar.close()
+
+
+def similarity(run: ClassRun) -> None:
+    """Pairs of submissions near identical in source, and pairs that choose the same moves."""
+    from harness.course.similarity import fingerprint_folder, similar_moves, similar_sources
+
+    config = run.config
+    prints = {e.student.folder: fingerprint_folder(e.folder) for e in run.entries
+              if e.folder is not None and e.folder.is_dir()}
+    base = None
+    if config.starter is not None:
+        base = fingerprint_folder(config.starter if config.starter.is_dir() else config.starter.parent)
+    run.source_pairs = similar_sources(prints, config.source_threshold, config.common_share, base=base)
+    answers = {student: moves for student, moves in run.probes.items()}
+    run.move_pairs = similar_moves(answers, threshold=config.moves_threshold,
+                                   minimum=max(1, min(10, config.probe_positions // 2)))
+
+
+# --- the whole run --------------------------------------------------------------------------------------
+
+
+def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: bool = False,
+              show: Show = lambda text: None) -> ClassRun:
+    """Every stage, resumably; the database is written as each result comes."""
+    confined, warning = sandbox.resolve(config.sandbox)
+    if warning is not None:
+        show(warning)
+    store = Store(db, role="arena class")
+    try:
+        book = ClassBook(store)
+        run = take_in(config, book, db, freeze, show)
+        show(f"intake: {len(run.entries)} students, {sum(e.status == 'not validated' for e in run.entries)} "
+             f"programs to check")
+        validate_all(run, book, confined, progress, show)
+        probe_moves(run, book, confined, progress)
+        games = Games(run, store, confined, progress, show)
+        play_anchors(run, games)
+        play_league(run, games, book)
+        rate(run, games)
+        similarity(run)
+        return run
+    finally:
+        store.close()
