@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 import pydantic
 
-from harness.errors import ConfigError
 from harness.games.registry import Game
 from harness.match.settings import GameSettings
 from harness.referee.engine_specs import BUILTIN, engines_playing
@@ -40,8 +39,10 @@ PROGRAM_FILES = {"betsy": "betsy.py", "connect4": "connect4.py", "kings-horses":
 STRONGEST_ELO = {"betsy": 890.0, "connect4": 1090.0}
 """The strongest engine's Elo on each game's reference scale: alphabeta's and the measured edge of
 the strongest over it (docs/measurements.md: +31 Elo at n = 5 for Betsy; level in Connect Four)."""
-KINGS_HORSES_ELO = {"random": 0.0, "greedy": 400.0, "bestmove": 800.0}
-"""All The King's Horses' reference scale (the solver plays perfectly, so its figure is a floor)."""
+KINGS_HORSES_ELO = {"random": 0.0, "greedy": 400.0, "bestmove": 435.0}
+"""All The King's Horses' reference scale, from 20 colour-swapped pairs each at 1 s per move
+(docs/class.md): greedy won all 40 games against random, so its 400 is a floor (an expected score of
+0.91); the solver scored 22/40 against greedy, +35 Elo [-11, +82]."""
 CATEGORIES = ("protocol", "rules", "robustness", "tactics", "strength", "time")
 REQUIRED = ("protocol", "rules", "time", "robustness")
 MAX_STUDENTS = 2000
@@ -253,12 +254,20 @@ def default_references(game: Game) -> dict[str, float]:
     return references
 
 
-def default_bands(references: dict[str, float]) -> list[Band]:
-    """Bands at the references: below the weakest, then "beats X" for each from the second up."""
+def default_bands(references: dict[str, float], gap: float) -> list[Band]:
+    """Bands at the references, weakest first: "below X" under the second reference, then "X or better"
+    from each reference up; a reference less than ``gap`` Elo above the last floor starts no band (the
+    test could not tell them apart). Points spread evenly from 0 to 10."""
     ordered = sorted(references.items(), key=lambda item: item[1])
-    bands = [Band(f"below {ordered[1][0]}" if len(ordered) > 1 else "any", None, 0.0, "")]
-    for index, (name, elo) in enumerate(ordered[1:], 1):
-        bands.append(Band(f"level with {name} or better", elo, float(index * 10 // (len(ordered) - 1)), name))
+    floors: list[tuple[str, float]] = []
+    for name, elo in ordered[1:]:
+        if not floors or elo - floors[-1][1] >= gap:
+            floors.append((name, elo))
+    if not floors:
+        return [Band("any", None, 0.0, "")]
+    bands = [Band(f"below {floors[0][0]}", None, 0.0, "")]
+    for index, (name, elo) in enumerate(floors, 1):
+        bands.append(Band(f"{name} or better", elo, round(10 * index / len(floors), 1), name))
     return bands
 
 
@@ -338,7 +347,7 @@ def _resolve(model: _Class, file: Path, concurrency: int | None) -> ClassConfig:
         problems.append("league.references: expected at least one reference engine with its Elo")
     bands: list[Band] = []
     if model.grading.bands is None:
-        bands = default_bands(references) if references else []
+        bands = default_bands(references, 2 * model.grading.indifference) if references else []
     else:
         for index, entry in enumerate(model.grading.bands):
             floor = _band_floor(entry.above, references)
