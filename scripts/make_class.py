@@ -117,6 +117,9 @@ def main(argv: list[str]) -> int:
         index += 1
     for student, program, change in students:
         write_student(args.dest, args.game, student, program, change)
+        if change is None and program is not None and student.startswith("s"):  # a submission of its own
+            with open(args.dest / student / PROGRAM[args.game], "a") as file:
+                file.write(f"# submitted by {student}\n")
     if args.roster is not None:
         lines = ["id,name,folder"] + [f"{1000 + i},Student {s.upper()},{s}" for i, (s, _, _) in enumerate(students)]
         lines.append(f"{1000 + len(students)},Student ZOE,zoe")

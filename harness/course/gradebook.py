@@ -87,6 +87,8 @@ def to_json(run: ClassRun) -> dict[str, Any]:
         "similar_moves": [{"a": p.a, "b": p.b, "share": round(p.share, 3), "same": p.same,
                            "compared": p.compared, "expected": round(p.expected, 3)} for p in run.move_pairs],
         "validated_now": run.validated, "played_now": run.played, "games": len(run.games),
+        "stage_seconds": {name: round(seconds, 3) for name, seconds in run.timings.items()},
+        "stage_games": run.stage_games,
     }
 
 

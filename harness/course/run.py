@@ -18,11 +18,13 @@ so a rerun goes on where the last stopped, and a resubmission plays only its own
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import re
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -101,8 +103,13 @@ class ClassRun:
     probes: dict[str, list[int | None]] = field(default_factory=dict)
     source_pairs: list[Any] = field(default_factory=list)
     move_pairs: list[Any] = field(default_factory=list)
-    frozen_at: str | None = None
     failed_games: int = 0
+    cluster: Any = None
+    """The config's cluster, connected once for the whole run: (access, client), or None."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds each stage took in this run."""
+    stage_games: dict[str, int] = field(default_factory=dict)
+    """Games played in this run by stage (anchor, league)."""
 
 
 def default_db_path(config: ClassConfig) -> Path:
@@ -235,14 +242,20 @@ def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool,
             assert entry.engine is not None and entry.hash is not None
             return entry, _validate_one(entry, settings)
 
+        def done(entry: Entry, report: dict[str, Any]) -> None:
+            assert entry.hash is not None
+            book.save_validation(entry.student.folder, entry.hash, key, report)
+            entry.validation = report
+            run.validated += 1
+            bar.update(1)
+
         try:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                for entry, report in pool.map(one, todo):
-                    assert entry.hash is not None
-                    book.save_validation(entry.student.folder, entry.hash, key, report)
-                    entry.validation = report
-                    run.validated += 1
-                    bar.update(1)
+            if run.cluster is not None:
+                _validate_on_cluster(run.cluster[1], config, todo, settings, done, show)
+            else:
+                with ThreadPoolExecutor(max_workers=workers) as pool:
+                    for entry, report in pool.map(one, todo):
+                        done(entry, report)
         finally:
             bar.close()
     for entry in run.entries:
@@ -252,7 +265,9 @@ def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool,
                    if entry.validation["categories"].get(name, {}).get("passed") is not True]
         if failing:
             entry.status = "failed"
-            entry.reason = f"validation: {', '.join(failing)} not passed ({entry.validation['verdict']})"
+            verdict = str(entry.validation.get("verdict", ""))
+            entry.reason = (verdict.removeprefix("FAIL: ") if verdict.startswith("FAIL: ")
+                            else f"{', '.join(failing)} not passed (required by the class)")
         else:
             entry.status = "ranked"
 
@@ -271,6 +286,62 @@ def _validate_one(entry: Entry, settings: Any) -> dict[str, Any]:
         report = validate(program, entry.engine, settings)
     data = report.to_json()
     return json.loads(_private_paths_out(json.dumps(data), entry))
+
+
+def _validate_on_cluster(client: Any, config: ClassConfig, todo: list[Entry], settings: Any,
+                         done: Callable[[Entry, dict[str, Any]], None], show: Show) -> None:
+    """Each validation a task of the config's dask cluster (the snapshots at the same path there, as
+    a shared folder or this machine's local:K): the worker checks the program's SHA-256, resolves its
+    sandbox, validates, and replies with the report as JSON bytes (plain data, never a pickle)."""
+    from distributed import as_completed
+
+    futures: dict[Any, Entry] = {}
+    for entry in todo:
+        assert entry.engine is not None
+        expected = file_sha256(entry.engine.program)
+        future = client.submit(validate_checked, entry.student.folder, entry.engine, settings, config.sandbox,
+                               expected, pure=False)
+        futures[future] = entry
+    for future in as_completed(list(futures), loop=client.loop):
+        entry = futures[future]
+        try:
+            reply = json.loads(future.result())
+        except Exception as error:  # a worker lost: this submission is validated by the next run
+            show(f"{entry.student.folder}: not validated ({type(error).__name__}); rerun to retry")
+            continue
+        if not isinstance(reply, dict) or not isinstance(reply.get("report"), dict):
+            why = reply.get("failure") if isinstance(reply, dict) else "a reply that is no report"
+            show(f"{entry.student.folder}: not validated on the cluster: {visible(str(why))}; rerun to retry")
+            continue
+        report = reply["report"]
+        if not isinstance(report.get("categories"), dict) or not isinstance(report.get("verdict"), str):
+            show(f"{entry.student.folder}: the cluster's report is malformed; rerun to retry")
+            continue
+        done(entry, json.loads(_private_paths_out(json.dumps(report), entry)))
+
+
+def validate_checked(folder: str, engine: EngineSpec, settings: Any, mode: Any, expected: str | None) -> bytes:
+    """One validation on a worker: the program's file checked against the coordinator's hash, the
+    sandbox resolved here. JSON bytes: the report, or why there is none."""
+    from harness.validate.validator import validate
+
+    try:
+        found = file_sha256(engine.program)
+        if found != expected:
+            return json.dumps({"failure": f"{folder}: the program here differs from the coordinator's "
+                                          f"(SHA-256 {str(found)[:12]}, expected {str(expected)[:12]})"}).encode()
+        confined, _ = sandbox.resolve(mode)
+        settings = replace(settings, sandbox=confined)
+        program = f"{folder}/{Path(engine.program or '').name}"
+        if settings.play.rules.own_validation:
+            from harness.validate.kings_horses import validate_kings_horses
+
+            report = validate_kings_horses(program, engine, settings)
+        else:
+            report = validate(program, engine, settings)
+        return json.dumps({"report": report.to_json()}).encode()
+    except Exception as error:  # said in one line, never raised to be pickled
+        return json.dumps({"failure": f"{folder}: {type(error).__name__}: {error}"}).encode()
 
 
 def _private_paths_out(text: str, entry: Entry) -> str:
@@ -361,13 +432,13 @@ class Games:
 
         job = Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes, ())
         try:
-            if config.cluster is not None:
+            if self.run.cluster is not None:
                 from harness.tournament import cluster as cluster
 
-                access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+                access, client = self.run.cluster
                 specs = {name: self.specs[name] for name in {g.x for g in todo} | {g.o for g in todo}}
                 job = replace(job, hashes=cluster.expected_hashes(list(specs.values())))
-                cluster.play_on_cluster(access, todo, specs, job, finished, failed, warn)
+                cluster.play_on_cluster(access, todo, specs, job, finished, failed, warn, client)
             else:
                 play_locally(todo, self.specs, job, self.confined, config.concurrency, finished, failed, warn)
         finally:
@@ -414,6 +485,8 @@ def play_anchors(run: ClassRun, games: Games) -> None:
                 elo_of_name = {by_name[k]: v for k, v in references.items()}
                 opponents = [k for k, _ in sorted(references.items(), key=lambda item: item[1])
                              if by_name[k] in next_opponents(verdict, elo_of_name)]
+                if not opponents:  # no reference bounds an open band: nothing more to learn here
+                    break
                 batch = [(ref, games.pair("anchor", key, ref, counts.get(ref, 0))) for ref in opponents]
                 if all(all(games.result(g.game_id) is not None for g in pair) for _, pair in batch):
                     for ref, pair in batch:
@@ -648,18 +721,31 @@ def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: 
     if warning is not None:
         show(warning)
     store = Store(db, role="arena class")
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(store.close)
         book = ClassBook(store)
+        started = time.perf_counter()
         run = take_in(config, book, db, freeze, show)
-        show(f"intake: {len(run.entries)} students, {sum(e.status == 'not validated' for e in run.entries)} "
-             f"programs to check")
-        validate_all(run, book, confined, progress, show)
-        probe_moves(run, book, confined, progress)
+        if config.cluster is not None:
+            from harness.tournament import cluster as cluster
+
+            access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
+            run.cluster = (access, stack.enter_context(cluster.connect(access)))
+        run.timings["intake"] = time.perf_counter() - started
+
+        def stage(name: str, work: Callable[[], None]) -> None:
+            begun, played = time.perf_counter(), run.played
+            work()
+            run.timings[name] = time.perf_counter() - begun
+            run.stage_games[name] = run.played - played
+
+        stage("validation", lambda: validate_all(run, book, confined, progress, show))
+        stage("probes", lambda: probe_moves(run, book, confined, progress))
         games = Games(run, store, confined, progress, show)
-        play_anchors(run, games)
-        play_league(run, games, book)
-        rate(run, games)
-        similarity(run)
+        stage("anchors", lambda: play_anchors(run, games))
+        stage("league", lambda: play_league(run, games, book))
+        stage("grades", lambda: rate(run, games))
+        stage("similarity", lambda: similarity(run))
+        run.cluster = None
         return run
-    finally:
-        store.close()
+    raise AssertionError("unreachable")

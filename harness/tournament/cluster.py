@@ -30,7 +30,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -448,9 +448,11 @@ def play_on_cluster(
     finished: Finished,
     failed: Failed,
     warn: Warn,
+    client: Client | None = None,
 ) -> None:
     """Play ``games`` on the cluster, calling ``finished`` once per game as each checked result
-    arrives (or ``failed``, with why, for a game the cluster could not play).
+    arrives (or ``failed``, with why, for a game the cluster could not play). ``client``: one already
+    connected (``connect``), kept by a caller that plays several batches; else one is made here.
 
     Twice the cluster's slots are in flight at a time, so the schedule stays here and workers that
     join later get work. A result for a game already finished (a task run twice) is dropped. A result
@@ -466,7 +468,7 @@ def play_on_cluster(
         warn(access.warning)
     address = access.address
     coordinator_hashes = dict(job.hashes)
-    with connect(access) as client:
+    with (nullcontext(client) if client is not None else connect(access)) as client:
         try:
             client.run(_warm_up, job)
         except Exception as error:  # a worker without the harness: a bare traceback would not say so
