@@ -255,3 +255,13 @@ def test_hostile_names_and_reasons_stay_text_in_the_browser(game: GameRecord, tm
         assert tab.page.locator("img").count() == 0, path
     tab.open(tmp_path / "index.html")
     assert tab.page.locator("#leaderboard tbody tr td:nth-child(2)").all_inner_texts()[0] == "student-one" + evil
+
+
+def test_a_reason_that_names_the_folder_shows_the_published_name_instead() -> None:
+    data = gradebook()
+    data["students"].append(student("carol.b", "student 4", "refused", reason="carol.b/betsy.py is a link; submit the "
+                                    "file itself", note="carol.b changed after the deadline; carol.bx is another"))
+    files = class_page_files(data, {}, {}, {})
+    assert not any("carol.b/" in text or "carol.b " in text for text in files.values())
+    assert "refused: student 4/betsy.py is a link; submit the file itself" in files["index.html"]
+    assert "student 4 changed after the deadline; carol.bx is another" in files["students/4.html"]

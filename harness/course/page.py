@@ -17,6 +17,7 @@ to the student's folder. Every value goes through ``esc`` or ``json_script`` whe
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -148,10 +149,12 @@ def _why(record: dict[str, Any]) -> str:
 
 
 class _Names:
-    """Each student's folder -> their published name and page number; references by their name."""
+    """Each student's folder -> their published name and page number; references by their name. A
+    record's reason and note (intake names the folder in them) show the published name instead."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        self.records: list[dict[str, Any]] = [r for r in data.get("students", []) if isinstance(r, dict)]
+        self.records: list[dict[str, Any]] = [_hidden(r) for r in data.get("students", [])
+                                              if isinstance(r, dict) and "student" in r]
         self.published = {str(r["student"]): str(r.get("published") or f"student {n}")
                           for n, r in enumerate(self.records, 1)}
         self.number = {str(r["student"]): n for n, r in enumerate(self.records, 1)}
@@ -164,6 +167,16 @@ class _Names:
         if number is None:
             return esc(self.show(folder))
         return f'<a href="{root}students/{number}.html">{esc(self.show(folder))}</a>'
+
+
+def _hidden(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its folder's name, as a whole word in its reason and note, made the published name."""
+    folder, published = str(record["student"]), record.get("published")
+    if not published or published == folder or not folder:
+        return record
+    word = re.compile(rf"(?<![\w.+-]){re.escape(folder)}(?![\w+-]|\.\w)")
+    return {**record, **{key: word.sub(lambda _: str(published), str(record[key]))
+                         for key in ("reason", "note") if record.get(key)}}
 
 
 def _renamed(value: Any, old: str, new: str) -> Any:
