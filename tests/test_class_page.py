@@ -265,3 +265,20 @@ def test_a_reason_that_names_the_folder_shows_the_published_name_instead() -> No
     assert not any("carol.b/" in text or "carol.b " in text for text in files.values())
     assert "refused: student 4/betsy.py is a link; submit the file itself" in files["index.html"]
     assert "student 4 changed after the deadline; carol.bx is another" in files["students/4.html"]
+
+
+@pytest.mark.parametrize(("game_name", "size"), [("connect4", "5x4"), ("kings-horses", "8"), ("betsy", "4")])
+def test_a_games_replay_shows_the_boards_and_columns_of_the_tournament_reports_replay(game_name: str, size: str) -> None:
+    from harness.course.page import _game_steps
+    from harness.games.registry import get_game
+    from harness.report.html import game_steps
+
+    record = play_game(builtin_engine("random", {"seed": 2}), builtin_engine("greedy"),
+                       GameSettings(game=game_name, time=2, grace=5), size)
+    shown = _game_steps(get_game(game_name), {**game_dict(record, "league:x", 1, "x"), "x": record.x, "o": record.o})
+    assert shown is not None
+    steps, columns = shown
+    expected, expected_columns = game_steps(record)
+    assert columns == expected_columns
+    assert [(s.board, s.column) for s in steps] == [(s.board, s.column) for s in expected]
+    assert len(steps) == len(record.moves) + 1
