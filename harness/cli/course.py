@@ -43,7 +43,7 @@ def class_command(
     0 when the run finished every stage, 1 when some games could not be played (rerun to retry), 2
     for usage errors.
     """
-    from harness.cli.tournament import _setup_logging
+    from harness.cli.tournament import setup_logging
     from harness.course.config import load_class_config
     from harness.course.gradebook import leaderboard, to_csv, to_json
     from harness.course.run import default_db_path, run_class
@@ -62,11 +62,10 @@ def class_command(
     check_file(csv_path, "--csv", "gradebook.csv")
     if html is not None:
         check_folder(html, "--html")
-    if loaded.cluster is not None and loaded.cluster.scheduler is not None and loaded.sandbox is not SandboxMode.OFF:
-        pass  # each worker resolves its own sandbox, as for tournaments
-    _setup_logging(log_path(db_path), verbose)
+    setup_logging(log_path(db_path), verbose)
     try:
-        run = run_class(loaded, db_path, freeze=freeze, progress=wanted(progress), show=warn)
+        run = run_class(loaded, db_path, freeze=freeze, progress=wanted(progress),
+                        show=lambda text: echo(text, err=True), warn=warn)
     except KeyboardInterrupt:
         raise stopped(f"interrupted: finished work is saved in {db_path}; rerun the same command to resume") from None
     write_kept(lambda target: _write(target, to_csv(run)), csv_path, "arena-class-gradebook.csv", "--csv")

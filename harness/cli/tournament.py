@@ -25,7 +25,7 @@ from harness.errors import StoreError, UsageError
 from harness.referee.sandbox import SandboxMode
 
 
-def _setup_logging(log_file: Path, verbose: bool) -> None:
+def setup_logging(log_file: Path, verbose: bool) -> None:
     """Log to a file beside the results, and to the console with -v; workers' logs go through the
     coordinator (multiprocessing-logging), so lines from parallel games never interleave."""
     import logging
@@ -114,7 +114,7 @@ def tournament_command(
     run = check_run(loaded, share)  # the sandbox's warning is given when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
     check_database(db_path, "--db")
-    _setup_logging(log_path(db_path), verbose)
+    setup_logging(log_path(db_path), verbose)
     try:
         summary = play_run(run, db_path, force_new, progress=wanted(progress), on_warning=warn)
     except KeyboardInterrupt:
@@ -183,7 +183,7 @@ def sprt_command(
         concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
     checked = check_run(test.config)  # once: the sandbox mode resolved, every batch a share of this run
     check_database(test.db, "--db")
-    _setup_logging(log_path(test.db), False)  # as a tournament's, beside its games
+    setup_logging(log_path(test.db), False)  # as a tournament's, beside its games
     a, b = test.names
     rules = test.config.settings.rules
     echo(f"SPRT {a} vs {b}: H0 elo = {elo0:g}, H1 elo = {elo1:g}, alpha {alpha:g}, beta {beta:g}; "

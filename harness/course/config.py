@@ -51,6 +51,10 @@ STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 """A student's folder name as it appears in game ids and engine names."""
 
 
+Category = Literal["protocol", "rules", "robustness", "tactics", "strength", "time"]
+_REQUIRED: tuple[Category, ...] = ("protocol", "rules", "time", "robustness")
+
+
 class _Strict(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -60,8 +64,7 @@ class _Validation(_Strict):
     games: int = pydantic.Field(0, ge=0, le=100)
     n: list[int] | None = None
     size: list[str | int] | None = None
-    required: list[Literal["protocol", "rules", "robustness", "tactics", "strength", "time"]] = pydantic.Field(
-        default_factory=lambda: list(REQUIRED))
+    required: list[Category] = pydantic.Field(default_factory=lambda: list(_REQUIRED))
 
     @pydantic.field_validator("n", "size", mode="before")
     @classmethod

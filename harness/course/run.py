@@ -212,7 +212,8 @@ def _make_engines(config: ClassConfig, entries: list[Entry]) -> None:
 # --- stage 2: validation ---------------------------------------------------------------------------
 
 
-def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool, show: Show) -> None:
+def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool, show: Show,
+                 warn: Show = lambda text: None) -> None:
     """Validate every submission not validated before under these settings (stored as each ends)."""
     from harness.progress import bar as progress_bar
     from harness.validate.validator import ValidationSettings
@@ -251,7 +252,7 @@ def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool,
 
         try:
             if run.cluster is not None:
-                _validate_on_cluster(run.cluster[1], config, todo, settings, done, show)
+                _validate_on_cluster(run.cluster[1], config, todo, settings, done, warn)
             else:
                 with ThreadPoolExecutor(max_workers=workers) as pool:
                     for entry, report in pool.map(one, todo):
@@ -284,8 +285,8 @@ def _validate_one(entry: Entry, settings: Any) -> dict[str, Any]:
         report = validate_kings_horses(program, entry.engine, settings)
     else:
         report = validate(program, entry.engine, settings)
-    data = report.to_json()
-    return json.loads(_private_paths_out(json.dumps(data), entry))
+    data: dict[str, Any] = json.loads(_private_paths_out(json.dumps(report.to_json()), entry))
+    return data
 
 
 def _validate_on_cluster(client: Any, config: ClassConfig, todo: list[Entry], settings: Any,
@@ -302,7 +303,7 @@ def _validate_on_cluster(client: Any, config: ClassConfig, todo: list[Entry], se
         future = client.submit(validate_checked, entry.student.folder, entry.engine, settings, config.sandbox,
                                expected, pure=False)
         futures[future] = entry
-    for future in as_completed(list(futures), loop=client.loop):
+    for future in as_completed(list(futures), loop=client.loop):  # type: ignore[no-untyped-call]
         entry = futures[future]
         try:
             reply = json.loads(future.result())
@@ -620,7 +621,7 @@ def rate(run: ClassRun, games: Games) -> None:
             continue
         x, o = (a, b) if parts[5] == "a" else (b, a)
         run.games[game_id] = GameResult(x, o, score_for_x(stored.result), ":".join(parts[:5]))
-    run.ratings = anchored_ratings(list(run.games.values()), fixed)
+    run.ratings = anchored_ratings(list(run.games.values()), fixed, free=sorted(keys))
     run.game_rows = {game_id: row for game_id, row in games.rows.items() if game_id in run.games}
 
 
@@ -715,11 +716,12 @@ def similarity(run: ClassRun) -> None:
 
 
 def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: bool = False,
-              show: Show = lambda text: None) -> ClassRun:
-    """Every stage, resumably; the database is written as each result comes."""
+              show: Show = lambda text: None, warn: Show = lambda text: None) -> ClassRun:
+    """Every stage, resumably; the database is written as each result comes. ``show``: what each stage
+    is doing, for the operator; ``warn``: what the operator should act on."""
     confined, warning = sandbox.resolve(config.sandbox)
     if warning is not None:
-        show(warning)
+        warn(warning)
     store = Store(db, role="arena class")
     with contextlib.ExitStack() as stack:
         stack.callback(store.close)
@@ -739,7 +741,7 @@ def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: 
             run.timings[name] = time.perf_counter() - begun
             run.stage_games[name] = run.played - played
 
-        stage("validation", lambda: validate_all(run, book, confined, progress, show))
+        stage("validation", lambda: validate_all(run, book, confined, progress, show, warn))
         stage("probes", lambda: probe_moves(run, book, confined, progress))
         games = Games(run, store, confined, progress, show)
         stage("anchors", lambda: play_anchors(run, games))
