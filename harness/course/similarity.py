@@ -24,7 +24,7 @@ import re
 import stat
 import tokenize
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -443,15 +443,19 @@ def compare(a: Fingerprint, b: Fingerprint, *, names: tuple[str, str] = ("", "")
                        merge_spans(span for h in shared for span in b.hashes[h]))
 
 
-def merge_spans(spans: Iterator[Span] | Sequence[Span]) -> tuple[Span, ...]:
+def merge_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
     """Line ranges by file, overlapping or adjacent ones joined."""
     merged: list[Span] = []
+    file, first, last = "", 0, -2
     for span in sorted(spans):
-        if merged and merged[-1].file == span.file and span.first <= merged[-1].last + 1:
-            if span.last > merged[-1].last:
-                merged[-1] = merged[-1]._replace(last=span.last)
-        else:
-            merged.append(span)
+        if span.file == file and span.first <= last + 1:
+            last = max(last, span.last)
+            continue
+        if file or last >= 0:
+            merged.append(Span(file, first, last))
+        file, first, last = span
+    if file or last >= 0:
+        merged.append(Span(file, first, last))
     return tuple(merged)
 
 
