@@ -23,9 +23,9 @@ HERE = Path(__file__).resolve().parent.parent / "tests" / "fake_engines"
 PROGRAM = {"betsy": "betsy.py", "connect4": "connect4.py", "kings-horses": "bestmove.py"}
 
 BETSY = [  # (student, program file under fake_engines, how it is changed)
-    ("ada", "students/greedy_student.py", None),
+    ("ada", "students/minimax_student.py", None),
     ("ben", "students/random_legal.py", None),
-    ("cat", "students/greedy_student.py", "rename"),
+    ("cat", "students/minimax_student.py", "rename"),
     ("dan", "python2_print.py", None),
     ("eve", "crashes_without_answer.py", None),
     ("fay", "students/ignores_supply.py", None),
@@ -36,6 +36,7 @@ BETSY = [  # (student, program file under fake_engines, how it is changed)
     ("kim", "students/random_legal.py", None),
     ("lea", None, None),
     ("max", "students/slow_as_o.py", None),
+    ("ned", "students/greedy_student.py", None),
 ]
 CONNECT4 = [
     ("ada", "students_connect4/wins_and_blocks.py", None),
@@ -60,7 +61,7 @@ KINGS_HORSES = [
     ("kim", "students_kings_horses/plain_minimax/bestmove.py", None),
     ("lea", None, None),
 ]
-SOUND = {"betsy": ["students/greedy_student.py", "students/random_legal.py"],
+SOUND = {"betsy": ["students/greedy_student.py", "students/random_legal.py", "students/minimax_student.py"],
          "connect4": ["students_connect4/wins_and_blocks.py", "students_connect4/random_legal.py"],
          "kings-horses": ["students_kings_horses/plain_minimax/bestmove.py"]}
 
@@ -69,11 +70,12 @@ def renamed(source: str) -> str:
     """A near copy: every name of the program's own renamed, comments and docstrings rewritten, blank
     lines added; what it does is unchanged."""
     names = {"best": "chosen_move", "drops": "drop_list", "rotations": "rot_list", "columns": "cols",
-             "player": "me", "column": "col", "rows": "grid", "width": "w", "height": "h"}
+             "player": "side", "column": "col", "rows": "grid", "width": "w", "height": "h", "evaluate": "score_of",
+             "line_value": "worth", "reply_value": "their_best", "worst": "lowest", "after": "nxt"}
     out = []
     for line in source.splitlines():
         if line.lstrip().startswith('"""') and line.rstrip().endswith('"""') and len(line.strip()) > 6:
-            out.append('"""My program for the assignment."""')
+            out.append(line[:len(line) - len(line.lstrip())] + '"""My own words here."""')
             continue
         for old, new in names.items():
             line = re.sub(rf"\b{old}\b", new, line)

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -34,10 +35,10 @@ def _student(folder: Path, program: Path, name: str = "betsy.py", extra: str = "
 
 def _betsy_class(tmp_path: Path, extra: str = "") -> Path:
     sub = tmp_path / "sub"
-    _student(sub / "ada", FAKE / "students/greedy_student.py")
+    _student(sub / "ada", FAKE / "students/minimax_student.py")
     _student(sub / "ben", FAKE / "students/random_legal.py")
-    renamed = (FAKE / "students/greedy_student.py").read_text().replace("best", "chosen").replace(
-        "drops", "d_list").replace('"""A sound one-ply student', '"""My own player')
+    renamed = (FAKE / "students/minimax_student.py").read_text().replace("best", "chosen").replace(
+        "columns", "board").replace("evaluate", "heuristic").replace('"""A two-ply minimax student', '"""My own player')
     (sub / "cat").mkdir()
     (sub / "cat/betsy.py").write_text(renamed + "\n\n# my comments\n")
     (sub / "cat/_common.py").write_text((FAKE / "students/_common.py").read_text())
@@ -96,14 +97,23 @@ def test_a_class_is_graded_then_a_rerun_does_nothing_and_a_resubmission_plays_on
         assert record["validation"]["protocol"] == "pass"
     assert [s["league_score"] for s in ranked] == sorted((s["league_score"] for s in ranked), reverse=True)
     pairs = {(p["a"], p["b"]) for p in first["similar_sources"]}
-    assert ("ada", "cat") in pairs or True  # STUB
+    assert ("ada", "cat") in pairs
     assert first["played_now"] == len(_games(db)) > 0
+    # the class page: every student's games replayable, nothing of the machine's paths
+    page = tmp_path / "page"
+    index = (page / "index.html").read_text()
+    link = re.search(r'<a href="(students/[0-9]+\.html)">ada</a>', index)
+    assert link is not None
+    ada_page = (page / link.group(1)).read_text()
+    assert ada_page.count("<code>arena replay DB ") == students["ada"]["rated_games"]
+    for path in page.rglob("*.html"):
+        assert str(tmp_path) not in path.read_text(), path
     # the gradebook: a row per roster student, as a spreadsheet reads it
     rows = list(csv.DictReader(io.StringIO((tmp_path / "c1.gradebook.csv").read_text())))
     assert [(r["id"], r["name"], r["status"]) for r in rows] == [
         ("11", "Ada A", "ranked"), ("12", "Ben B", "ranked"), ("13", "Cat C", "ranked"), ("14", "Dan D", "failed"),
         ("15", "Eve E", "failed"), ("16", "Lea L", "missing"), ("17", "Zoe Z", "missing")]
-    assert "cat (source" in rows[0]["similar"] or True  # STUB
+    assert "cat (source" in rows[0]["similar"]
     # a rerun: nothing validated, nothing played, the same grades
     again = _json(arena("class", str(config), "--db", str(db), "--json", cwd=tmp_path))
     assert (again["validated_now"], again["played_now"]) == (0, 0)
@@ -152,6 +162,39 @@ def test_a_bad_class_config_is_one_line_and_exit_status_2(tmp_path: Path) -> Non
     result = arena("class", str(config), cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == (f"arena: error: {config}: 2 problems: league.rounds: expected a number >= 1, got 0; "
-                             f"submissions: no folder {tmp_path / 'nowhere'}; give the folder of the students' "
-                             f"folders\n")
+    assert result.stderr == f"arena: error: {config}: league.rounds: expected a number >= 1, got 0\n"
+    config.write_text("name: c3\nsubmissions: nowhere\nvalidation: {required: [tactics, correctness]}\n")
+    result = arena("class", str(config), cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"arena: error: {config}: 2 problems: submissions: no folder {tmp_path / 'nowhere'}; "
+                             "give the folder of the students' folders; validation.required: unknown category "
+                             "'correctness' of betsy validation; expected some of protocol, rules, time, robustness, "
+                             "tactics, strength\n")
+
+
+@pytest.mark.parametrize("game, program, sound, weak, extra", [
+    ("connect4", "connect4.py", "students_connect4/wins_and_blocks.py", "students_connect4/random_legal.py",
+     "size: 7x6\nvalidation: {quick: true, size: [7x6]}\n"),
+    ("kings-horses", "bestmove.py", "students_kings_horses/plain_minimax/bestmove.py",
+     "students_kings_horses/colours_swapped/bestmove.py", "validation: {quick: true, required: [protocol, correctness]}\n"),
+])
+def test_every_game_grades_a_class(tmp_path: Path, game: str, program: str, sound: str, weak: str, extra: str) -> None:
+    sub = tmp_path / "sub"
+    _student(sub / "ada", FAKE / sound, program)
+    _student(sub / "ben", FAKE / weak, program)
+    _student(sub / "dan", FAKE / "python2_print.py", program)
+    config = tmp_path / "class.yaml"
+    config.write_text(f"name: g\ngame: {game}\ntime: 1\nsubmissions: sub\n{extra}"
+                      "league: {references: {random: 0, greedy: 400}}\n"
+                      "grading: {budget: 4, bands: [{name: low}, {name: high, above: greedy}]}\n"
+                      "similarity: {positions: 4}\n")
+    data = _json(arena("class", str(config), "--db", str(tmp_path / "g.sqlite"), "--json", cwd=tmp_path))
+    assert data["game"] == game
+    statuses = {s["student"]: s["status"] for s in data["students"]}
+    assert statuses["dan"] == "failed"
+    assert statuses["ada"] == "ranked"
+    ranked = [s for s in data["students"] if s["status"] == "ranked"]
+    for record in ranked:
+        assert record["rated_games"] >= 4 and record["band"] in ("low", "high", None)
+    report = arena("report", str(tmp_path / "g.sqlite"), cwd=tmp_path)
+    assert report.returncode == 0 and "ada." in report.stdout

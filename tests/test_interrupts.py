@@ -211,3 +211,42 @@ def test_check_for_leftovers_sees_an_orphaned_engine(tmp_path: Path) -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     assert_nothing_left(before, scratch)
+
+
+# --- arena class -----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_class_stopped_mid_league_keeps_its_work_and_a_rerun_finishes_it(tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    for name in ("ann", "bob", "cid"):
+        (sub / name).mkdir(parents=True)
+        (sub / name / "betsy.py").write_text(STUDENT.read_text() + f"# {name}\n")
+        (sub / name / "_common.py").write_text((STUDENT.parent / "_common.py").read_text())
+    config = tmp_path / "class.yaml"
+    config.write_text("name: stopclass\nn: 3\ntime: 1\nmax_plies: 6\nsubmissions: sub\nconcurrency: 2\n"
+                      "validation: {quick: true, n: [3]}\nleague: {format: round-robin, references: {random: 0}}\n"
+                      "grading: {budget: 2, bands: [{name: any}]}\nsimilarity: {positions: 0}\n")
+    db = tmp_path / "stop.sqlite"
+    argv = [ARENA, "class", str(config), "--db", str(db), "--no-progress", "--json"]
+    scratch = tmp_path / "scratch"
+    before = set(live_descendants())
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=environment(scratch))
+    wait_until(lambda: len(stored(db)) >= 2, "2 games stored", timeout=300)
+    kept = stored(db)
+    _, err = interrupt(process, signal.SIGINT)
+    assert process.returncode == 130, err
+    assert err.splitlines()[-1] == f"interrupted: finished work is saved in {db}; {RESUME}"
+    assert_nothing_left(before, scratch)
+    after = stored(db)
+    assert kept.items() <= after.items() and len(after) < 6
+    resumed = run_program(argv, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    import json
+
+    data = json.loads(resumed.stdout)
+    assert data["validated_now"] == 0
+    final = stored(db)
+    assert after.items() <= final.items() and len(final) == 6  # a pair for each of the 3 pairings
+    assert data["played_now"] == 6 - len(after)

@@ -43,16 +43,10 @@ KINGS_HORSES_ELO = {"random": 0.0, "greedy": 400.0, "bestmove": 435.0}
 """All The King's Horses' reference scale, from 20 colour-swapped pairs each at 1 s per move
 (docs/class.md): greedy won all 40 games against random, so its 400 is a floor (an expected score of
 0.91); the solver scored 22/40 against greedy, +35 Elo [-11, +82]."""
-CATEGORIES = ("protocol", "rules", "robustness", "tactics", "strength", "time")
-REQUIRED = ("protocol", "rules", "time", "robustness")
 MAX_STUDENTS = 2000
 """Most submissions a class may hold."""
 STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 """A student's folder name as it appears in game ids and engine names."""
-
-
-Category = Literal["protocol", "rules", "robustness", "tactics", "strength", "time"]
-_REQUIRED: tuple[Category, ...] = ("protocol", "rules", "time", "robustness")
 
 
 class _Strict(pydantic.BaseModel):
@@ -64,7 +58,7 @@ class _Validation(_Strict):
     games: int = pydantic.Field(0, ge=0, le=100)
     n: list[int] | None = None
     size: list[str | int] | None = None
-    required: list[Category] = pydantic.Field(default_factory=lambda: list(_REQUIRED))
+    required: list[str] | None = None
 
     @pydantic.field_validator("n", "size", mode="before")
     @classmethod
@@ -183,7 +177,10 @@ class ClassConfig:
     validation_sizes: tuple[str, ...]
     validation_quick: bool
     validation_games: int
-    required: tuple[str, ...]
+    categories: tuple[str, ...]
+    """The game's validation categories, in the report's order."""
+    required: tuple[str, ...] | None
+    """The categories a program must pass to play in the league; None: the validator's own verdict."""
     submissions: Path
     program: str
     command: str
@@ -245,6 +242,17 @@ class ClassConfig:
 
 def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def validation_categories(game: Game) -> tuple[str, ...]:
+    """The categories of a game's validation report, in order."""
+    if game.own_validation:
+        from harness.validate.kings_horses import CATEGORIES as OWN
+
+        return tuple(OWN)
+    from harness.validate.validator import CATEGORIES
+
+    return tuple(CATEGORIES)
 
 
 def default_references(game: Game) -> dict[str, float]:
@@ -339,6 +347,11 @@ def _resolve(model: _Class, file: Path, concurrency: int | None) -> ClassConfig:
         else:
             if deadline.tzinfo is None:
                 problems.append(f"deadline: give the time zone too, e.g. {model.deadline}+00:00")
+    categories = validation_categories(rules)
+    for name in model.validation.required or []:
+        if name not in categories:
+            problems.append(f"validation.required: unknown category {name!r} of {rules.name} validation; "
+                            f"expected some of {', '.join(categories)}")
     playing = engines_playing(rules.name)
     references = dict(model.league.references) if model.league.references is not None else default_references(rules)
     for name in references:
@@ -379,7 +392,8 @@ def _resolve(model: _Class, file: Path, concurrency: int | None) -> ClassConfig:
     return ClassConfig(
         name=model.name, settings=model.game_settings(), sizes=sizes, validation_sizes=validation_sizes,
         validation_quick=model.validation.quick, validation_games=model.validation.games,
-        required=tuple(dict.fromkeys(model.validation.required)), submissions=submissions, program=program,
+        categories=categories, submissions=submissions, program=program,
+        required=None if model.validation.required is None else tuple(dict.fromkeys(model.validation.required)),
         command=model.command, roster=roster, publish=model.publish, deadline=deadline,
         max_submission_bytes=model.max_submission_mb << 20, league_format=model.league.format,
         round_robin_up_to=model.league.round_robin_up_to, rounds=model.league.rounds,

@@ -7,7 +7,7 @@ import csv
 import io
 from typing import Any
 
-from harness.course.config import CATEGORIES, ClassConfig
+from harness.course.config import ClassConfig
 from harness.course.run import ClassRun, Entry, points_of, ranked
 from harness.text import visible
 
@@ -39,7 +39,7 @@ def records(run: ClassRun) -> list[dict[str, Any]]:
     for pair in run.move_pairs:
         for me, other in ((pair.a, pair.b), (pair.b, pair.a)):
             similar.setdefault(me, []).append({"with": other, "kind": "moves", "score": round(pair.share, 3),
-                                               "same": pair.same, "compared": pair.compared})
+                                               "same": pair.same, "compared": pair.positions})
     out: list[dict[str, Any]] = []
     for number, entry in enumerate(sorted(run.entries, key=lambda e: e.student.folder), 1):
         rating = run.ratings.get(entry.key) if entry.in_league else None
@@ -47,7 +47,7 @@ def records(run: ClassRun) -> list[dict[str, Any]]:
         categories = {}
         if entry.validation is not None:
             categories = {name: entry.validation["categories"].get(name, {}).get("status", "")
-                          for name in CATEGORIES}
+                          for name in config.categories}
         out.append({
             "student": entry.student.folder,
             "published": _published(config, entry, number),
@@ -85,7 +85,7 @@ def to_json(run: ClassRun) -> dict[str, Any]:
         "similar_sources": [{"a": p.a, "b": p.b, "score": round(p.score, 3), "a_share": round(p.a_share, 3),
                              "b_share": round(p.b_share, 3)} for p in run.source_pairs],
         "similar_moves": [{"a": p.a, "b": p.b, "share": round(p.share, 3), "same": p.same,
-                           "compared": p.compared, "expected": round(p.expected, 3)} for p in run.move_pairs],
+                           "compared": p.positions, "expected": round(p.expected, 3)} for p in run.move_pairs],
         "validated_now": run.validated, "played_now": run.played, "games": len(run.games),
         "stage_seconds": {name: round(seconds, 3) for name, seconds in run.timings.items()},
         "stage_games": run.stage_games,
@@ -110,7 +110,8 @@ def _is_number(text: str) -> bool:
 
 def to_csv(run: ClassRun) -> str:
     """The gradebook: one row per student (roster order), for a spreadsheet or a course platform."""
-    header = ["id", "name", "folder", "status", "reason", "hash", *CATEGORIES, "elo", "elo_low", "elo_high",
+    categories = run.config.categories
+    header = ["id", "name", "folder", "status", "reason", "hash", *categories, "elo", "elo_low", "elo_high",
               "band", "band_state", "rank", "league_score", "league_games", "points", "similar"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -120,7 +121,7 @@ def to_csv(run: ClassRun) -> str:
         writer.writerow([_cell(v) for v in (
             record["id"] or record["student"], record["name"], record["student"], record["status"],
             record["reason"] or record["note"], record["hash"] or "",
-            *(record["validation"].get(name, "") for name in CATEGORIES),
+            *(record["validation"].get(name, "") for name in categories),
             record["elo"], record["elo_low"], record["elo_high"], record["band"] or "",
             record["band_state"] or "", record["rank"], record["league_score"], record["league_games"],
             record["points"], similar)])
@@ -157,7 +158,7 @@ def leaderboard(run: ClassRun) -> str:
     for r in notes:
         lines.append(f"  {visible(r['student'])}: {visible(r['note'])}")
     pairs = [(p.a, p.b, f"source {p.score:.0%}") for p in run.source_pairs] + \
-            [(p.a, p.b, f"moves {p.same}/{p.compared}") for p in run.move_pairs]
+            [(p.a, p.b, f"moves {p.same}/{p.positions}") for p in run.move_pairs]
     if pairs:
         lines.append("")
         lines.append("Similar submissions (for staff to look at; no penalty is applied):")

@@ -262,8 +262,13 @@ def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool,
     for entry in run.entries:
         if entry.status != "not validated" or entry.validation is None:
             continue
-        failing = [name for name in config.required
-                   if entry.validation["categories"].get(name, {}).get("passed") is not True]
+        found = entry.validation["categories"]
+        if config.required is None:  # the validator's own verdict
+            failing = [] if entry.validation.get("passed") is True else [
+                name for name, category in found.items() if category.get("role") == "required"
+                and category.get("passed") is not True] or ["the validation"]
+        else:
+            failing = [name for name in config.required if found.get(name, {}).get("passed") is not True]
         if failing:
             entry.status = "failed"
             verdict = str(entry.validation.get("verdict", ""))
@@ -698,7 +703,7 @@ def probe_moves(run: ClassRun, book: ClassBook, confined: bool, progress: bool) 
 
 def similarity(run: ClassRun) -> None:
     """Pairs of submissions near identical in source, and pairs that choose the same moves."""
-    from harness.course.similarity import fingerprint_folder, similar_moves, similar_sources
+    from harness.course.similarity import SourceMatch, fingerprint_folder, similar_moves, similar_sources
 
     config = run.config
     prints = {e.student.folder: fingerprint_folder(e.folder) for e in run.entries
@@ -706,7 +711,13 @@ def similarity(run: ClassRun) -> None:
     base = None
     if config.starter is not None:
         base = fingerprint_folder(config.starter if config.starter.is_dir() else config.starter.parent)
-    run.source_pairs = similar_sources(prints, config.source_threshold, config.common_share, base=base)
+    found = similar_sources(prints, config.source_threshold, config.common_share, base=base)
+    # The same content hash is the same submission, however small: always a pair to look at.
+    flagged = {(pair.a, pair.b) for pair in found}
+    hashed = sorted((e.student.folder, e.hash) for e in run.entries if e.hash is not None and e.folder is not None)
+    same = [SourceMatch(a, b, 1.0, 1.0, 1.0, 0) for i, (a, ha) in enumerate(hashed) for b, hb in hashed[i + 1:]
+            if ha == hb and (a, b) not in flagged and (b, a) not in flagged]
+    run.source_pairs = sorted(found + same, key=lambda pair: (-pair.score, pair.a, pair.b))
     answers = {student: moves for student, moves in run.probes.items()}
     run.move_pairs = similar_moves(answers, threshold=config.moves_threshold,
                                    minimum=max(1, min(10, config.probe_positions // 2)))
