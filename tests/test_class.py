@@ -198,3 +198,59 @@ def test_every_game_grades_a_class(tmp_path: Path, game: str, program: str, soun
         assert record["rated_games"] >= 4 and record["band"] in ("low", "high", None)
     report = arena("report", str(tmp_path / "g.sqlite"), cwd=tmp_path)
     assert report.returncode == 0 and "ada." in report.stdout
+
+
+def test_a_swiss_league_pairs_without_repeats_gives_byes_and_a_resubmission_makes_a_new_league(tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    programs = ["students/minimax_student.py", "students/greedy_student.py", "students/random_legal.py",
+                "students/uses_half_its_time.py", "students/greedy_student.py"]
+    for index, program in enumerate(programs):
+        _student(sub / f"s{index}", FAKE / program, extra=f"# s{index}\n")
+    config = tmp_path / "class.yaml"
+    config.write_text("name: sw\nn: 3\ntime: 1\nsubmissions: sub\nvalidation: {quick: true, n: [3]}\n"
+                      "league: {format: swiss, rounds: 3, references: {random: 0}}\n"
+                      "grading: {budget: 2, bands: [{name: any}]}\nsimilarity: {positions: 0}\n")
+    db = tmp_path / "sw.sqlite"
+    first = _json(arena("class", str(config), "--db", str(db), "--json", cwd=tmp_path))
+    assert (first["format"], first["rounds"]) == ("swiss", 3)
+    with sqlite3.connect(db) as connection:
+        rounds = connection.execute("SELECT league, round, first, second FROM class_swiss ORDER BY round").fetchall()
+    assert len({league for league, *_ in rounds}) == 1
+    met: set[frozenset[str]] = set()
+    byes = []
+    for round_number in (1, 2, 3):
+        pairs = [(a, b) for _, r, a, b in rounds if r == round_number]
+        assert len(pairs) == 3  # two pairings and a bye among five
+        bye = [a for a, b in pairs if not b]
+        assert len(bye) == 1
+        byes += bye
+        for a, b in pairs:
+            if b:
+                assert frozenset((a, b)) not in met
+                met.add(frozenset((a, b)))
+    assert len(set(byes)) == 3  # nobody has a second bye while another has none
+    league = [g for g in _games(db) if g.startswith("league:")]
+    assert len(league) == 3 * 2 * 2
+    hashes = {s["student"]: s["hash"][:12] for s in first["students"]}
+    for record in first["students"]:
+        played = sum(1 for g in league if hashes[record["student"]] in g.split(":")[2:4])
+        bye_points = byes.count(hashes[record["student"]])
+        assert record["league_games"] == played
+        assert 0 <= record["league_score"] - bye_points <= played
+    again = _json(arena("class", str(config), "--db", str(db), "--json", cwd=tmp_path))
+    assert (again["validated_now"], again["played_now"]) == (0, 0)
+    with open(sub / "s2/betsy.py", "a") as file:
+        file.write("# resubmitted\n")
+    before = set(_games(db))
+    third = _json(arena("class", str(config), "--db", str(db), "--json", cwd=tmp_path))
+    assert third["validated_now"] == 1
+    with sqlite3.connect(db) as connection:
+        old_league = rounds[0][0]
+        pairs = connection.execute("SELECT round, first, second FROM class_swiss WHERE league != ? AND second != ''",
+                                   (old_league,)).fetchall()
+    assert len(pairs) == 3 * 2
+    wanted = {f"league:3:{min(a, b)}:{max(a, b)}:{r}:{side}" for r, a, b in pairs for side in "ab"}
+    now = set(_games(db))
+    assert wanted <= now
+    assert now - before <= wanted  # nothing but the new league's games was played
+    assert third["played_now"] == len(wanted - before)  # and of those, only the ones not stored already
