@@ -23,14 +23,15 @@ import pydantic
 from harness.games.registry import Game
 from harness.match.settings import GameSettings
 from harness.referee.engine_specs import BUILTIN, engines_playing
-from harness.referee.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
+from harness.referee.sandbox import SandboxMode
 from harness.tournament.address import ClusterAddress, parse_cluster
 from harness.tournament.config import (
-    MAX_CONCURRENCY,
     MAX_OPENING_PLIES,
     TOURNAMENT_NAME,
+    RunKeys,
     config_error,
     describe_errors,
+    parse_sizes,
     read_yaml,
 )
 
@@ -101,12 +102,9 @@ class _Similarity(_Strict):
     starter: str | None = None
 
 
-class _Class(GameSettings):
-    """A class config: the game settings' keys (game, time, ...) and the class's own."""
+class _Class(RunKeys):
+    """A class config: the shared keys (game, time, sizes, sandbox, ...) and the class's own."""
 
-    name: str
-    n: list[int] | None = pydantic.Field(None, min_length=1)
-    size: list[str | int] | None = pydantic.Field(None, min_length=1)
     submissions: str
     program: str | None = None
     command: str = "python3 {file}"
@@ -118,22 +116,6 @@ class _Class(GameSettings):
     league: _League = pydantic.Field(default_factory=lambda: _League.model_validate({}))
     grading: _Grading = pydantic.Field(default_factory=lambda: _Grading.model_validate({}))
     similarity: _Similarity = pydantic.Field(default_factory=lambda: _Similarity.model_validate({}))
-    concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
-    cluster: str | None = None
-    cluster_certs: str | None = None
-    sandbox: Literal["auto", "required", "off"] = "auto"
-    max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
-    max_processes: int = pydantic.Field(64, ge=1, le=MAX_PROCESSES)
-
-    @pydantic.field_validator("sandbox", mode="before")
-    @classmethod
-    def _off_is_off(cls, value: object) -> object:
-        return "off" if value is False else value
-
-    @pydantic.field_validator("n", "size", mode="before")
-    @classmethod
-    def _one_or_more(cls, value: object) -> object:
-        return [value] if isinstance(value, (int, str)) and not isinstance(value, bool) else value
 
     @pydantic.field_validator("deadline", mode="before")
     @classmethod
@@ -411,20 +393,6 @@ def _resolve(model: _Class, file: Path, concurrency: int | None) -> ClassConfig:
 
 def _sizes(n: list[int] | None, size: list[str | int] | None, rules: Game, prefix: str,
            problems: list[str]) -> tuple[str, ...]:
-    from harness.games.errors import PositionError
-
-    if n is not None and size is not None:
-        problems.append(f"{prefix}size: give the board sizes once, as size: or n: (not both)")
-        return ()
-    if n is not None and rules.size_key != "n":
-        problems.append(f"{prefix}n: a Betsy key; give {rules.title} sizes as size: (e.g. size: {rules.default_size})")
-        return ()
-    values: list[str | int] = list(n or size or [])
-    found: list[str] = []
-    for index, value in enumerate(values):
-        try:
-            found.append(rules.parse_size(str(value)))
-        except PositionError as error:
-            key = f"{prefix}{'n' if n is not None else 'size'}"
-            problems.append(f"{key}[{index}]: {error}" if len(values) > 1 else f"{key}: {error}")
-    return tuple(dict.fromkeys(found))
+    sizes, found = parse_sizes(n, size, rules, prefix)
+    problems += found
+    return sizes

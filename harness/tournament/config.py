@@ -71,23 +71,20 @@ class _Engine(_Strict):
     options: dict[str, str | int | float | bool] = pydantic.Field(default_factory=dict)
 
 
-class _Tournament(GameSettings):
-    """A tournament config: the game settings' keys (game, time, ...) and the tournament's own."""
+class RunKeys(GameSettings):
+    """The keys every config that plays games shares: the game settings' (game, time, ...), its
+    sizes, and where and how its programs run (concurrency, cluster, sandbox, limits)."""
 
     name: str
     n: list[pydantic.conint(gt=0, le=MAX_N)] | None = pydantic.Field(  # type: ignore[valid-type]
         None, min_length=1)
     size: list[str | int] | None = pydantic.Field(None, min_length=1)
-    format: Literal["round-robin", "gauntlet"] = "round-robin"
-    rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
-    openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     concurrency: int | None = pydantic.Field(None, ge=1, le=MAX_CONCURRENCY)
     cluster: str | None = None
     cluster_certs: str | None = None
     sandbox: Literal["auto", "required", "off"] = "auto"
     max_file_mb: int = pydantic.Field(64, ge=1, le=MAX_FILE_MB)
     max_processes: int = pydantic.Field(64, ge=1, le=MAX_PROCESSES)
-    engines: list[_Engine] = pydantic.Field(min_length=2)
 
     @pydantic.field_validator("sandbox", mode="before")
     @classmethod
@@ -103,6 +100,15 @@ class _Tournament(GameSettings):
     @classmethod
     def _one_size_or_more(cls, value: object) -> object:
         return [value] if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+
+
+class _Tournament(RunKeys):
+    """A tournament config: the shared keys (game, time, sizes, sandbox, ...) and the tournament's own."""
+
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
+    openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
+    engines: list[_Engine] = pydantic.Field(min_length=2)
 
 
 def _size_order(size: str) -> tuple[int, ...]:
@@ -555,18 +561,27 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
 def _sizes(model: _Tournament, rules: Game) -> tuple[tuple[str, ...], list[str]]:
     """The board sizes from ``size:`` (any game) or ``n:`` (Betsy's name for it); default: the
     game's default size."""
-    if model.n is not None and model.size is not None:
-        return (), ["give the board sizes once, as size: or n: (not both)"]
-    if model.n is not None and rules.size_key != "n":
-        return (), [f"n: a Betsy key; give {rules.title} sizes as size: (e.g. size: {rules.default_size})"]
-    values: list[str | int] = list(model.n or model.size or [rules.default_size])
+    sizes, problems = parse_sizes(model.n, model.size, rules)
+    return (sizes or (() if problems else (rules.default_size,))), problems
+
+
+def parse_sizes(n: list[int] | None, size: list[str | int] | None, rules: Game,
+                prefix: str = "") -> tuple[tuple[str, ...], list[str]]:
+    """Sizes given as ``n:`` (Betsy's name for them) or ``size:`` (any game), each checked, duplicates
+    dropped (empty when neither is given), and the problems, their keys after ``prefix``."""
+    if n is not None and size is not None:
+        where = f"{prefix}size: " if prefix else ""
+        return (), [f"{where}give the board sizes once, as size: or n: (not both)"]
+    if n is not None and rules.size_key != "n":
+        return (), [f"{prefix}n: a Betsy key; give {rules.title} sizes as size: (e.g. size: {rules.default_size})"]
+    values: list[str | int] = list(n or size or [])
     sizes: list[str] = []
     problems: list[str] = []
     for index, value in enumerate(values):
         try:
             sizes.append(rules.parse_size(str(value)))
         except PositionError as error:
-            key = "size" if model.n is None else "n"
+            key = prefix + ("size" if n is None else "n")
             problems.append(f"{key}[{index}]: {error}" if len(values) > 1 else f"{key}: {error}")
     return tuple(dict.fromkeys(sizes)), problems
 
