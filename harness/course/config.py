@@ -46,8 +46,6 @@ KINGS_HORSES_ELO = {"random": 0.0, "greedy": 400.0, "bestmove": 435.0}
 0.91); the solver scored 22/40 against greedy, +35 Elo [-11, +82]."""
 MAX_STUDENTS = 2000
 """Most submissions a class may hold."""
-STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-"""A student's folder name as it appears in game ids and engine names."""
 
 
 class _Strict(pydantic.BaseModel):

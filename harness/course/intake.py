@@ -24,9 +24,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.course.config import STUDENT_NAME, ClassConfig
+from harness.course.config import ClassConfig
 from harness.errors import ConfigError
-from harness.text import visible
+from harness.text import is_text, name_problem, visible
 
 MAX_FILES = 2000
 """Most files a submission folder may hold."""
@@ -115,9 +115,11 @@ def intake(config: ClassConfig, student: Student) -> Submission:
     """Check one student's folder; never raises for what is in it."""
     name = visible(student.folder)
     folder = config.submissions / student.folder
-    if not STUDENT_NAME.fullmatch(student.folder) or len(student.folder) > 64:
-        return Submission(student, "refused", f"the folder name {name!r} is not letters, digits, '_', '.', "
-                                              "'+' or '-' (64 at most); rename the folder")
+    problem = name_problem(student.folder) if is_text(student.folder) else "it is not UTF-8 text"
+    if problem is not None or len(student.folder) > 200:
+        why = problem or "it is longer than 200 characters"
+        return Submission(student, "refused", f"the folder name '{name}' cannot name a student ({why}); "
+                                              "rename the folder")
     if os.path.islink(folder):
         return Submission(student, "refused", f"{name} is a link to another folder; submit the files themselves")
     if not folder.exists():

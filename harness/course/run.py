@@ -122,7 +122,8 @@ def snapshot_root(db: Path) -> Path:
 
 
 def _slug(folder: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.+-]", "-", folder)[:40] or "student"
+    slug = re.sub(r"[^A-Za-z0-9_.+-]+", "-", folder).strip("-.")[:40]
+    return slug if slug[:1].isalnum() else f"s{slug}"
 
 
 def engine_name(entry: Entry) -> str:
