@@ -36,7 +36,7 @@ def _student(folder: Path, program: Path, name: str = "betsy.py", extra: str = "
 def _betsy_class(tmp_path: Path, extra: str = "") -> Path:
     sub = tmp_path / "sub"
     _student(sub / "ada", FAKE / "students/minimax_student.py")
-    _student(sub / "ben", FAKE / "students/random_legal.py")
+    _student(sub / "ben/hw4", FAKE / "students/random_legal.py")  # a download that kept the student's folder
     renamed = (FAKE / "students/minimax_student.py").read_text().replace("best", "chosen").replace(
         "columns", "board").replace("evaluate", "heuristic").replace('"""A two-ply minimax student', '"""My own player')
     (sub / "cat").mkdir()
@@ -120,7 +120,7 @@ def test_a_class_is_graded_then_a_rerun_does_nothing_and_a_resubmission_plays_on
     assert again["students"] == first["students"]
     # ben resubmits: ben alone is validated, and only games with ben's new submission are played
     before = set(_games(db))
-    with open(tmp_path / "sub/ben/betsy.py", "a") as file:
+    with open(tmp_path / "sub/ben/hw4/betsy.py", "a") as file:
         file.write("# fixed a comment\n")
     third = _json(arena("class", str(config), "--db", str(db), "--json", cwd=tmp_path))
     ben = next(s for s in third["students"] if s["student"] == "ben")

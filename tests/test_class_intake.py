@@ -92,20 +92,23 @@ def test_intake_gives_each_problem_a_status_and_a_reason_and_goes_on(tmp_path: P
     _student(sub / "big", big="x" * (1 << 20))
     _student(sub / "fifo")
     os.mkfifo(sub / "fifo/pipe")
-    _student(sub / "Ann Lee_42_assignsubmission_file_")
+    _student(sub / "Ann Lee_42_assignsubmission_file_/hw4")
+    _student(sub / "twice/a")
+    _student(sub / "twice/b")
     (sub / "bad\nname").mkdir()
     (sub / "notes.txt").write_text("stray file")
     (tmp_path / "roster.csv").write_text("id,name,folder\n7,Ann,ok\n8,Zed,zed\n")
     config = load_class_config(config_path)
     students, stray = students_of(config)
     assert [s.folder for s in students] == ["ok", "zed", "Ann Lee_42_assignsubmission_file_", "bad\nname", "big",
-                                            "empty", "fifo", "linked", "py2"]
+                                            "empty", "fifo", "linked", "py2", "twice"]
     assert stray == ["notes.txt"]
     found = {s.folder: intake(config, s) for s in students}
     assert {k: (v.status, v.reason) for k, v in found.items()} == {
         "ok": ("ok", ""),
         "zed": ("missing", "no submission (no folder in the download)"),
         "Ann Lee_42_assignsubmission_file_": ("ok", ""),
+        "twice": ("refused", "several betsy.py: a/betsy.py, b/betsy.py; keep the one to grade and remove the others"),
         "bad\nname": ("refused", "the folder name 'bad\\nname' cannot name a student (character 4 is \\n, which is "
                                  "not printable; use printable characters only); rename the folder"),
         "big": ("refused", "over the 1 MB cap of a submission (max_submission_mb); submit the program and its "

@@ -115,9 +115,9 @@ def intake(config: ClassConfig, student: Student) -> Submission:
     """Check one student's folder; never raises for what is in it."""
     name = visible(student.folder)
     folder = config.submissions / student.folder
-    problem = name_problem(student.folder) if is_text(student.folder) else "it is not UTF-8 text"
-    if problem is not None or len(student.folder) > 200:
-        why = problem or "it is longer than 200 characters"
+    bad_name = name_problem(student.folder) if is_text(student.folder) else "it is not UTF-8 text"
+    if bad_name is not None or len(student.folder) > 200:
+        why = bad_name or "it is longer than 200 characters"
         return Submission(student, "refused", f"the folder name '{name}' cannot name a student ({why}); "
                                               "rename the folder")
     if os.path.islink(folder):
@@ -160,17 +160,13 @@ def intake(config: ClassConfig, student: Student) -> Submission:
         digest.update(_file_digest(path) + b"\0")
     if problem is not None:
         return Submission(student, "refused", problem, files=files, bytes=total)
-    program = folder / config.program
-    if os.path.islink(program):
-        return Submission(student, "refused", f"{name}/{config.program} is a link; submit the file itself")
-    if not program.is_file():
-        found = sorted(p.name for p in folder.iterdir() if p.is_file())
-        listed = ", ".join(visible(f) for f in found[:6]) + (", ..." if len(found) > 6 else "")
-        return Submission(student, "missing", f"no {config.program} in {name}/"
-                                              + (f" (found: {listed})" if found else " (the folder is empty)"),
-                          digest.hexdigest(), files, total)
+    found, missing = find_program(folder, config.program)
+    if found is None:
+        status = "refused" if missing.startswith("several") else "missing"
+        return Submission(student, status, missing.replace("{folder}", name), digest.hexdigest(), files, total)
+    program = folder / found
     hash_ = digest.hexdigest()
-    compile_problem = python3_problem(program, config.command, config.program)
+    compile_problem = python3_problem(program, config.command, found)
     if compile_problem is not None:
         return Submission(student, "failed", compile_problem, hash_, files, total, tuple(skipped))
     return Submission(student, "ok", "", hash_, files, total, tuple(skipped))
@@ -266,6 +262,25 @@ def snapshot(config: ClassConfig, submission: Submission, root: Path) -> Path:
     return target
 
 
+def find_program(folder: Path, name: str) -> tuple[str | None, str]:
+    """The program's path relative to ``folder``: ``name`` at the top, else the one file of that name
+    in a subfolder (a download that kept the student's own folder); or None and why, with ``{folder}``
+    for the folder's shown name."""
+    if (folder / name).is_file() and not (folder / name).is_symlink():
+        return name, ""
+    found = [path.relative_to(folder).as_posix() for path, kind in _walk(folder)
+             if kind == "file" and path.name == name]
+    if len(found) == 1:
+        return found[0], ""
+    if found:
+        return None, (f"several {name}: {', '.join(visible(f) for f in found[:4])}; keep the one to grade and "
+                      f"remove the others")
+    files = sorted(path.relative_to(folder).as_posix() for path, kind in _walk(folder) if kind == "file")
+    listed = ", ".join(visible(f) for f in files[:6]) + (", ..." if len(files) > 6 else "")
+    return None, f"no {name} in {{folder}}/" + (f" (found: {listed})" if files else " (the folder is empty)")
+
+
 def program_command(config: ClassConfig, folder: Path) -> str:
     """The command that runs a snapshot's program: the config's ``command`` with ``{file}`` filled in."""
-    return config.command.replace("{file}", shlex.quote(str(folder / config.program)))
+    relative, _ = find_program(folder, config.program)
+    return config.command.replace("{file}", shlex.quote(str(folder / (relative or config.program))))
