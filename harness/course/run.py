@@ -746,6 +746,12 @@ def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: 
             access = cluster.check_access(config.cluster, config.cluster_certs, config.insecure_cluster)
             run.cluster = (access, stack.enter_context(cluster.connect(access)))
         run.timings["intake"] = time.perf_counter() - started
+        counts: dict[str, int] = {}
+        for entry in run.entries:
+            counts[entry.status] = counts.get(entry.status, 0) + 1
+        show(f"intake: {len(run.entries)} students: " + ", ".join(
+            f"{count} {'with a program to check' if status == 'not validated' else status}"
+            for status, count in sorted(counts.items(), key=lambda item: -item[1])))
 
         def stage(name: str, work: Callable[[], None]) -> None:
             begun, played = time.perf_counter(), run.played
@@ -756,7 +762,18 @@ def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: 
         stage("validation", lambda: validate_all(run, book, confined, progress, show, warn))
         stage("probes", lambda: probe_moves(run, book, confined, progress))
         games = Games(run, store, confined, progress, show)
+        entrants = len({e.key for e in run.entries if e.in_league})
+        if not entrants:
+            show("no program passed the validation: no games to play")
+        else:
+            show(f"anchor games: {entrants} program{'s' if entrants != 1 else ''} against the references "
+                 f"({', '.join(config.references)}) until each band is decided (at most {config.budget} games each)")
         stage("anchors", lambda: play_anchors(run, games))
+        form = league_format(config, entrants)
+        if entrants:
+            show("league: " + {"round-robin": f"a round-robin among {entrants} programs",
+                               "swiss": f"a Swiss league of {entrants} programs, {swiss_rounds(config, entrants)} rounds",
+                               "gauntlet": "a gauntlet (the anchor games alone)"}[form])
         stage("league", lambda: play_league(run, games, book))
         stage("grades", lambda: rate(run, games))
         stage("similarity", lambda: similarity(run))
