@@ -131,7 +131,8 @@ def intake(config: ClassConfig, student: Student) -> Submission:
     total = 0
     skipped: list[str] = []
     problem: str | None = None
-    for path, kind in _walk(folder):
+    walked = _walk(folder)
+    for path, kind in walked:
         relative = path.relative_to(folder).as_posix()
         shown = f"{name}/{visible(relative)}"
         if kind == "skip":
@@ -160,7 +161,7 @@ def intake(config: ClassConfig, student: Student) -> Submission:
         digest.update(_file_digest(path) + b"\0")
     if problem is not None:
         return Submission(student, "refused", problem, files=files, bytes=total)
-    found, missing = find_program(folder, config.program)
+    found, missing = find_program(folder, config.program, walked)
     if found is None:
         status = "refused" if missing.startswith("several") else "missing"
         return Submission(student, status, missing.replace("{folder}", name), digest.hexdigest(), files, total)
@@ -262,21 +263,21 @@ def snapshot(config: ClassConfig, submission: Submission, root: Path) -> Path:
     return target
 
 
-def find_program(folder: Path, name: str) -> tuple[str | None, str]:
+def find_program(folder: Path, name: str, walked: list[tuple[Path, str]] | None = None) -> tuple[str | None, str]:
     """The program's path relative to ``folder``: ``name`` at the top, else the one file of that name
     in a subfolder (a download that kept the student's own folder); or None and why, with ``{folder}``
-    for the folder's shown name."""
+    for the folder's shown name. ``walked``: ``_walk(folder)`` when the caller has it already."""
     if (folder / name).is_file() and not (folder / name).is_symlink():
         return name, ""
-    found = [path.relative_to(folder).as_posix() for path, kind in _walk(folder)
-             if kind == "file" and path.name == name]
+    files = [path for path, kind in (walked if walked is not None else _walk(folder)) if kind == "file"]
+    found = [path.relative_to(folder).as_posix() for path in files if path.name == name]
     if len(found) == 1:
         return found[0], ""
     if found:
         return None, (f"several {name}: {', '.join(visible(f) for f in found[:4])}; keep the one to grade and "
                       f"remove the others")
-    files = sorted(path.relative_to(folder).as_posix() for path, kind in _walk(folder) if kind == "file")
-    listed = ", ".join(visible(f) for f in files[:6]) + (", ..." if len(files) > 6 else "")
+    listed = ", ".join(visible(path.relative_to(folder).as_posix()) for path in files[:6]) + (
+        ", ..." if len(files) > 6 else "")
     return None, f"no {name} in {{folder}}/" + (f" (found: {listed})" if files else " (the folder is empty)")
 
 
