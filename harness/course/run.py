@@ -25,6 +25,7 @@ import logging
 import math
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -281,18 +282,22 @@ def validate_all(run: ClassRun, book: ClassBook, confined: bool, progress: bool,
 
 def _validate_one(entry: Entry, settings: Any) -> dict[str, Any]:
     """One submission's validation report as JSON, its program shown relative to its folder."""
-    from harness.validate.validator import validate
-
     assert entry.engine is not None
-    program = f"{entry.student.folder}/{Path(entry.engine.program or '').name}"
+    data: dict[str, Any] = json.loads(_private_paths_out(json.dumps(_report(entry.student.folder, entry.engine,
+                                                                            settings)), entry))
+    return data
+
+
+def _report(folder: str, engine: EngineSpec, settings: Any) -> dict[str, Any]:
+    """The validation of ``engine`` by its game's validator, as JSON, the program named ``folder/file``."""
+    program = f"{folder}/{Path(engine.program or '').name}"
     if settings.play.rules.own_validation:
         from harness.validate.kings_horses import validate_kings_horses
 
-        report = validate_kings_horses(program, entry.engine, settings)
-    else:
-        report = validate(program, entry.engine, settings)
-    data: dict[str, Any] = json.loads(_private_paths_out(json.dumps(report.to_json()), entry))
-    return data
+        return validate_kings_horses(program, engine, settings).to_json()
+    from harness.validate.validator import validate
+
+    return validate(program, engine, settings).to_json()
 
 
 def _validate_on_cluster(client: Any, config: ClassConfig, todo: list[Entry], settings: Any,
@@ -330,23 +335,13 @@ def _validate_on_cluster(client: Any, config: ClassConfig, todo: list[Entry], se
 def validate_checked(folder: str, engine: EngineSpec, settings: Any, mode: Any, expected: str | None) -> bytes:
     """One validation on a worker: the program's file checked against the coordinator's hash, the
     sandbox resolved here. JSON bytes: the report, or why there is none."""
-    from harness.validate.validator import validate
-
     try:
         found = file_sha256(engine.program)
         if found != expected:
             return json.dumps({"failure": f"{folder}: the program here differs from the coordinator's "
                                           f"(SHA-256 {str(found)[:12]}, expected {str(expected)[:12]})"}).encode()
         confined, _ = sandbox.resolve(mode)
-        settings = replace(settings, sandbox=confined)
-        program = f"{folder}/{Path(engine.program or '').name}"
-        if settings.play.rules.own_validation:
-            from harness.validate.kings_horses import validate_kings_horses
-
-            report = validate_kings_horses(program, engine, settings)
-        else:
-            report = validate(program, engine, settings)
-        return json.dumps({"report": report.to_json()}).encode()
+        return json.dumps({"report": _report(folder, engine, replace(settings, sandbox=confined))}).encode()
     except Exception as error:  # said in one line, never raised to be pickled
         return json.dumps({"failure": f"{folder}: {type(error).__name__}: {error}"}).encode()
 
@@ -364,22 +359,24 @@ def _private_paths_out(text: str, entry: Entry) -> str:
 class Games:
     """Plays and stores the class's games: one tournament of the database per play settings."""
 
-    def __init__(self, run: ClassRun, store: Store, confined: bool, progress: bool, show: Show) -> None:
+    def __init__(self, run: ClassRun, store: Store, confined: bool, progress: bool) -> None:
         self.run = run
         self.store = store
         self.confined = confined
         self.progress = progress
-        self.show = show
         config = run.config
         fingerprint = {"class": config.name, "size": config.size, **config.play_key()}
         self.specs: dict[str, EngineSpec] = {}
         self.keys: dict[str, str] = {}
         """Participant key -> engine name."""
-        for name in config.references:
+        self.fixed: dict[str, float] = {}
+        """Each reference's key -> its fixed Elo."""
+        for name, elo in config.references.items():
             spec = builtin_engine(name)
             key = reference_key(name, spec)
             self.specs[name] = spec
             self.keys[key] = name
+            self.fixed[key] = elo
         for entry in run.entries:
             if entry.in_league and entry.key not in self.keys:
                 assert entry.engine is not None
@@ -390,7 +387,7 @@ class Games:
              "sha256": file_sha256(spec.program) if spec.program else None} for name, spec in self.specs.items()],
             str(config.path.resolve()))
         self.done: dict[str, Any] = {stored.game_id: stored for stored in store.games(self.tournament)}
-        self.rows = {key: row for key, row in ((k, store.game_id_of(self.tournament, k)) for k in self.done) if row}
+        self.rows = {row.key: row.id for row in store.game_rows(self.tournament)}
 
     def opening(self, index: int) -> tuple[str, str]:
         config = self.run.config
@@ -474,13 +471,13 @@ def play_anchors(run: ClassRun, games: Games) -> None:
     spent: the sequence is a function of the stored results, so a rerun retraces it and goes on."""
     config = run.config
     bands = grade_bands(config)
-    references = {reference_key(name, games.specs[name]): elo for name, elo in config.references.items()}
-    by_name = {key: name for key, name in games.keys.items()}
+    references = games.fixed
+    elo_of_name = {games.keys[key]: elo for key, elo in references.items()}
+    in_order = sorted(references, key=lambda key: references[key])
     entrants = sorted({e.key for e in run.entries if e.in_league})
     state: dict[str, tuple[list[tuple[float, float]], dict[str, int]]] = {k: ([], {}) for k in entrants}
     while True:
         wave: list[ScheduledGame] = []
-        waiting: dict[str, list[tuple[str, list[ScheduledGame]]]] = {}
         for key in entrants:
             results, counts = state[key]
             while True:
@@ -489,9 +486,8 @@ def play_anchors(run: ClassRun, games: Games) -> None:
                 run.verdicts[key] = verdict
                 if verdict.state != "playing":
                     break
-                elo_of_name = {by_name[k]: v for k, v in references.items()}
-                opponents = [k for k, _ in sorted(references.items(), key=lambda item: item[1])
-                             if by_name[k] in next_opponents(verdict, elo_of_name)]
+                chosen = set(next_opponents(verdict, elo_of_name))
+                opponents = [k for k in in_order if games.keys[k] in chosen]
                 if not opponents:  # no reference bounds an open band: nothing more to learn here
                     break
                 batch = [(ref, games.pair("anchor", key, ref, counts.get(ref, 0))) for ref in opponents]
@@ -503,7 +499,6 @@ def play_anchors(run: ClassRun, games: Games) -> None:
                         assert first is not None and second is not None
                         results += [(references[ref], first), (references[ref], 1 - second)]
                     continue
-                waiting[key] = batch
                 wave += [g for _, pair in batch for g in pair]
                 break
         if not wave:
@@ -616,14 +611,15 @@ def _seed_ratings(run: ClassRun, entrants: list[str]) -> dict[str, float]:
 def rate(run: ClassRun, games: Games) -> None:
     """Elo anchored on the references from every game of the current entrants (anchor and league)."""
     config = run.config
-    fixed = {reference_key(name, games.specs[name]): elo for name, elo in config.references.items()}
+    fixed = games.fixed
     keys = {e.key for e in run.entries if e.in_league}
+    allowed = keys | set(fixed)
     for game_id, stored in games.done.items():
         parts = game_id.split(":")
         if len(parts) != 6 or parts[1] != config.size or parts[5] not in ("a", "b"):
             continue
         a, b = parts[2], parts[3]
-        if a == b or not {a, b} <= keys | set(fixed) or not {a, b} & keys:
+        if a == b or not {a, b} <= allowed or not {a, b} & keys:
             continue
         x, o = (a, b) if parts[5] == "a" else (b, a)
         run.games[game_id] = GameResult(x, o, score_for_x(stored.result), ":".join(parts[:5]))
@@ -688,6 +684,7 @@ def probe_moves(run: ClassRun, book: ClassBook, confined: bool, progress: bool) 
         result = ask(entry.engine.command, positions[index], config.settings.clock, limits)
         return entry, index, result.move if result.ok else None
 
+    asked = Counter(entry.student.folder for entry, _ in todo)
     try:
         by_entry: dict[str, dict[int, int | None]] = {}
         with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
@@ -695,7 +692,7 @@ def probe_moves(run: ClassRun, book: ClassBook, confined: bool, progress: bool) 
                 by_entry.setdefault(entry.student.folder, {})[index] = move
                 run.probes[entry.student.folder][index] = move
                 bar.update(1)
-                if len(by_entry[entry.student.folder]) == sum(1 for e, _ in todo if e is entry):
+                if len(by_entry[entry.student.folder]) == asked[entry.student.folder]:
                     assert entry.hash is not None
                     book.save_probes(entry.hash, key, by_entry[entry.student.folder])
     finally:
@@ -761,7 +758,7 @@ def run_class(config: ClassConfig, db: Path, *, freeze: bool = False, progress: 
 
         stage("validation", lambda: validate_all(run, book, confined, progress, show, warn))
         stage("probes", lambda: probe_moves(run, book, confined, progress))
-        games = Games(run, store, confined, progress, show)
+        games = Games(run, store, confined, progress)
         entrants = len({e.key for e in run.entries if e.in_league})
         if not entrants:
             show("no program passed the validation: no games to play")
