@@ -9,12 +9,13 @@ from typing import Any
 
 from harness.course.config import ClassConfig
 from harness.course.run import ClassRun, Entry, points_of, ranked
-from harness.text import visible
+from harness.text import csv_cell, visible
 
 STATUS_WORDS = {
     "ranked": "ranked", "failed": "failed validation", "missing": "missing", "refused": "refused",
     "late": "late", "not validated": "not validated",
 }
+"""A student's status in words: the leaderboard's text and the class page say it the same way."""
 
 
 def _published(config: ClassConfig, entry: Entry, number: int) -> str:
@@ -92,20 +93,9 @@ def to_json(run: ClassRun) -> dict[str, Any]:
     }
 
 
-def _cell(value: object) -> str:
-    """A CSV cell that a spreadsheet shows as written: formulas are not run."""
-    text = "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _cell(value: object) -> object:
+    """A gradebook value as its CSV cell: none empty, a float as written short, no formula run (csv_cell)."""
+    return csv_cell("" if value is None else (f"{value:g}" if isinstance(value, float) else str(value)))
 
 
 def to_csv(run: ClassRun) -> str:

@@ -21,16 +21,13 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from harness.course.gradebook import STATUS_WORDS
 from harness.games.registry import get_game
 from harness.report.page import ASSETS, Step, asset, esc, page, paths_relative_to, replay_html
 
 if TYPE_CHECKING:
     from harness.course.run import ClassRun
 
-STATUS_WORDS = {
-    "ranked": "ranked", "unranked": "unranked", "failed": "failed validation", "missing": "missing",
-    "refused": "refused", "late": "late", "not validated": "not validated",
-}
 SOURCE_BYTES = 256 * 1024
 """The most of one file a pair page shows (a longer file is cut, and says so)."""
 SOURCE_FILES = 20
