@@ -11,7 +11,6 @@ import typer
 
 from harness.cli.cluster import parse_cluster_option
 from harness.cli.console import echo, stopped, warn
-from harness.errors import UsageError
 from harness.referee.sandbox import SandboxMode
 
 
@@ -88,5 +87,3 @@ def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
-
-__all__ = ["class_command", "UsageError"]
