@@ -114,3 +114,11 @@ def write_kept(write: Callable[[Path], T], path: Path, fallback: str, option: st
             continue
         raise OutputError(f"cannot write {option} {path} ({why}); written to {place} instead")
     raise OutputError(f"cannot write {option} {path} ({why}), nor to the current or the temporary folder")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, its folder made if missing; a character UTF-8 cannot hold (a file name
+    of undecodable bytes) written as a backslash escape."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as file:
+        file.write(text)

@@ -46,7 +46,7 @@ def class_command(
     from harness.course.config import load_class_config
     from harness.course.gradebook import leaderboard, to_csv, to_json
     from harness.course.run import default_db_path, run_class
-    from harness.outputs import check_file, check_folder, write_kept
+    from harness.outputs import check_file, check_folder, write_kept, write_text
     from harness.progress import wanted
     from harness.store.store import check_database, log_path
 
@@ -67,7 +67,7 @@ def class_command(
                         show=lambda text: echo(text, err=True), warn=warn)
     except KeyboardInterrupt:
         raise stopped(f"interrupted: finished work is saved in {db_path}; rerun the same command to resume") from None
-    write_kept(lambda target: _write(target, to_csv(run)), csv_path, "arena-class-gradebook.csv", "--csv")
+    write_kept(lambda target: write_text(target, to_csv(run)), csv_path, "arena-class-gradebook.csv", "--csv")
     if html is not None:
         from harness.course.page import write_class_page
 
@@ -81,9 +81,4 @@ def class_command(
     if run.failed_games:
         warn(f"{run.failed_games} games could not be played (see {log_path(db_path)}); rerun to retry them")
         raise typer.Exit(1)
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 

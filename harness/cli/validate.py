@@ -66,7 +66,7 @@ def validate_command(
     Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
     """
     from harness.match.settings import settings_from_flags
-    from harness.outputs import check_file, write_kept
+    from harness.outputs import check_file, write_kept, write_text
     from harness.referee.engine_specs import command_engine, program_command, refuse_link
     from harness.referee.programs import check_layout
     from harness.validate.render import render_html, render_text
@@ -126,15 +126,9 @@ def validate_command(
         echo(render_text(report, verbose), lines=True)
     if html is not None:
         page = render_html(report, Path(engine.program).parent if engine.program else None)
-        write_kept(lambda target: _write_text(target, page), html, "arena-validate.html", "--html")
+        write_kept(lambda target: write_text(target, page), html, "arena-validate.html", "--html")
         if not as_json:
             echo()
             echo(f"HTML report: {html}")
     raise typer.Exit(0 if report.passed else 1)
 
-
-def _write_text(path: Path, text: str) -> None:
-    """Write a page, its folder made if missing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", errors="backslashreplace") as file:  # text of names that are not UTF-8
-        file.write(text)
