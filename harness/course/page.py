@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.course.gradebook import STATUS_WORDS
 from harness.games.registry import get_game
-from harness.report.page import ASSETS, Step, asset, esc, page, paths_relative_to, replay_html
+from harness.report.page import ASSETS, Step, asset, esc, moves_table, page, paths_relative_to, replay_html
 
 if TYPE_CHECKING:
     from harness.course.run import ClassRun
@@ -398,17 +398,8 @@ def _game_steps(rules: Any, game: dict[str, Any]) -> tuple[list[Step], int] | No
 
 def _moves_table(rules: Any, game: dict[str, Any], replay_id: str) -> str:
     names = {"x": str(game.get("x") or ""), "o": str(game.get("o") or "")}
-    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
-    for ply, (player, move, _board, verdict, seconds, *_) in enumerate(
-            (m for m in game.get("moves") or [] if isinstance(m, (list, tuple)) and len(m) >= 5), 1):
-        ok = verdict == "ok" and isinstance(move, int) and not isinstance(move, bool)
-        what = rules.describe_move(move) if ok else "forfeits"
-        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
-                    f"<td>{esc(player)} {esc(names.get(str(player), ''))}</td><td>{esc(what)}</td>"
-                    f'<td class="num">{esc(f"{seconds:.2f}") if _number(seconds) is not None else ""}</td>'
-                    f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
-    return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
-            '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+    return moves_table(rules, (m for m in game.get("moves") or [] if isinstance(m, (list, tuple)) and len(m) >= 5),
+                       names, replay_id)
 
 
 def _outcome(game: dict[str, Any], published: str) -> str:

@@ -17,7 +17,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -200,3 +200,20 @@ def output_folder(path: Path, option: str) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise UsageError(f"invalid {option} {path}: cannot write there (permission denied)")
     return path
+
+
+def moves_table(rules: Any, moves: Iterable[Sequence[Any]], names: Mapping[str, str], replay_id: str) -> str:
+    """A replay's table of moves, a row per ply and each a step of the replay ``replay_id``: ply, the
+    player (and its name in ``names``), the move in words (or "forfeits"), seconds, verdict. ``moves``:
+    ``(player, move, board, verdict, seconds, ...)`` as a report's JSON stores them; ``rules``: the Game."""
+    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
+    for ply, (player, move, _board, verdict, seconds, *_) in enumerate(moves, 1):
+        ok = verdict == "ok" and isinstance(move, int) and not isinstance(move, bool)
+        what = rules.describe_move(move) if ok else "forfeits"
+        shown = f"{seconds:.2f}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else ""
+        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
+                    f"<td>{esc(player)} {esc(names.get(str(player), ''))}</td><td>{esc(what)}</td>"
+                    f'<td class="num">{esc(shown)}</td>'
+                    f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
+    return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
+            '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")

@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
-from harness.report.page import Step, esc, page, paths_relative_to, public_word, replay_html
+from harness.report.page import Step, esc, moves_table, page, paths_relative_to, public_word, replay_html
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
 from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
@@ -187,17 +187,7 @@ def strength_steps(rules: Game, entry: dict[str, Any]) -> list[Step]:
 
 
 def _strength_moves_table(rules: Game, entry: dict[str, Any], replay_id: str) -> str:
-    rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
-    names = _players(entry)
-    for ply, (player, move, _board, verdict, seconds) in enumerate(entry["moves"], 1):
-        ok = verdict == Verdict.OK.value and move is not None
-        what = rules.describe_move(int(move)) if ok else "forfeits"
-        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
-                    f'<td>{esc(player)} {esc(names.get(player, ""))}</td>'
-                    f'<td>{esc(what)}</td><td class="num">{esc(f"{seconds:.2f}")}</td>'
-                    f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
-    return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'
-            '<th class="num">seconds</th><th>verdict</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+    return moves_table(rules, entry["moves"], _players(entry), replay_id)
 
 
 def render_html(report: ValidationReport, base: Path | None = None) -> str:
