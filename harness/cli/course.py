@@ -11,7 +11,7 @@ import typer
 
 from harness.cli.cluster import parse_cluster_option
 from harness.cli.console import echo, stopped, warn
-from harness.referee.sandbox import SandboxMode
+from harness.cli.options import ConfigSandboxOption
 
 
 def class_command(
@@ -25,9 +25,7 @@ def class_command(
         "--freeze", help="Freeze the submissions now, as the deadline does: later changes are not graded.")] = False,
     concurrency: Annotated[Optional[int], typer.Option(
         min=1, max=256, help="Programs run at once (overrides the config).")] = None,
-    sandbox: Annotated[Optional[SandboxMode], typer.Option(
-        "--sandbox", case_sensitive=False,
-        help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")] = None,
+    sandbox: ConfigSandboxOption = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT or "
                                 "local:K.")] = None,

@@ -128,6 +128,10 @@ ProgressOption = Annotated[Optional[bool], typer.Option(
 SandboxOption = Annotated[SandboxMode, typer.Option(
     "--sandbox", case_sensitive=False,
     help="Run engines in the bubblewrap sandbox: auto (when it works here, else warn), required, or off.")]
+ConfigSandboxOption = Annotated[Optional[SandboxMode], typer.Option(
+    "--sandbox", case_sensitive=False,
+    help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")]
+"""``--sandbox`` of a command run from a config (tournament, class): None keeps the config's."""
 MaxFileOption = Annotated[int, typer.Option(
     "--max-file-mb", min=1, max=4096, help="Largest file an engine may write, in MiB.")]
 MaxProcessesOption = Annotated[int, typer.Option(

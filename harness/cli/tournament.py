@@ -13,6 +13,7 @@ from harness.cli.cluster import parse_cluster_option
 from harness.cli.console import echo, stopped, warn
 from harness.cli.options import (
     BetsyNOption,
+    ConfigSandboxOption,
     FractionalTimeOption,
     GameOption,
     SandboxOption,
@@ -79,9 +80,7 @@ def tournament_command(
     rounds: Annotated[Optional[str], typer.Option(
         help="Play only these rounds, FIRST-LAST (e.g. 51-100) or one round: splits a long tournament "
              "into shares with the same openings and game ids.")] = None,
-    sandbox: Annotated[Optional[SandboxMode], typer.Option(
-        "--sandbox", case_sensitive=False,
-        help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")] = None,
+    sandbox: ConfigSandboxOption = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT, a running "
                                 "scheduler with TLS, or local:K, K worker slots on this machine.")] = None,
