@@ -17,26 +17,21 @@ from typing import Literal
 
 import numpy as np
 
-from harness.report.ratings import ELO_PER_NAT, GameResult, Rating, expected_score, score_table
+from harness.report.ratings import (
+    ELO_PER_NAT,
+    GameResult,
+    Rating,
+    expected_score,
+    log_sigmoid,
+    score_table,
+    sigmoid,
+)
 
 _TOLERANCE = 1e-10
 _MAX_ITERATIONS = 200
 
 
 # --------------------------------------------------------------------------- anchored Elo
-
-
-def _log_sigmoid(t: float) -> float:
-    """``ln(1 / (1 + e^-t))`` without overflow."""
-    return -math.log1p(math.exp(-t)) if t >= 0 else t - math.log1p(math.exp(t))
-
-
-def _sigmoid(t: float) -> float:
-    """``1 / (1 + e^-t)`` without overflow."""
-    if t >= 0:
-        return 1.0 / (1.0 + math.exp(-t))
-    e = math.exp(t)
-    return e / (1.0 + e)
 
 
 def anchored_ratings(games: Sequence[GameResult], fixed: Mapping[str, float], prior_draws: float = 1.0,
@@ -97,17 +92,17 @@ def anchored_ratings(games: Sequence[GameResult], fixed: Mapping[str, float], pr
         total = 0.0
         for (i, j), (m, s) in free_pairs.items():
             d = float(theta[i] - theta[j])
-            total += s * _log_sigmoid(d) + (m - s) * _log_sigmoid(-d)
+            total += s * log_sigmoid(d) + (m - s) * log_sigmoid(-d)
         for (i, value), (m, s) in versus_fixed.items():
             d = float(theta[i]) - value
-            total += s * _log_sigmoid(d) + (m - s) * _log_sigmoid(-d)
+            total += s * log_sigmoid(d) + (m - s) * log_sigmoid(-d)
         return total
 
     def gradient_and_information(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         grad = np.zeros(n)
         info = np.zeros((n, n))
         for (i, j), (m, s) in free_pairs.items():
-            p = _sigmoid(float(theta[i] - theta[j]))
+            p = sigmoid(float(theta[i] - theta[j]))
             grad[i] += s - m * p
             grad[j] -= s - m * p
             w = m * p * (1.0 - p)
@@ -116,7 +111,7 @@ def anchored_ratings(games: Sequence[GameResult], fixed: Mapping[str, float], pr
             info[i, j] -= w
             info[j, i] -= w
         for (i, value), (m, s) in versus_fixed.items():
-            p = _sigmoid(float(theta[i]) - value)
+            p = sigmoid(float(theta[i]) - value)
             grad[i] += s - m * p
             info[i, i] += m * p * (1.0 - p)
         return grad, info

@@ -104,7 +104,7 @@ def score_table(games: Sequence[GameResult]) -> dict[str, tuple[int, float]]:
 # --------------------------------------------------------------------------- Elo fit
 
 
-def _sigmoid(t: float) -> float:
+def sigmoid(t: float) -> float:
     """Return the logistic function ``1 / (1 + e^-t)`` without overflow."""
     if t >= 0:
         return 1.0 / (1.0 + math.exp(-t))
@@ -112,7 +112,7 @@ def _sigmoid(t: float) -> float:
     return e / (1.0 + e)
 
 
-def _log_sigmoid(t: float) -> float:
+def log_sigmoid(t: float) -> float:
     """Return ``ln(sigmoid(t))`` without overflow or loss of precision."""
     if t >= 0:
         return -math.log1p(math.exp(-t))
@@ -263,16 +263,16 @@ def elo_ratings(
         total = 0.0
         for i, j, m, s in pairs:
             d = theta[i] - theta[j]
-            total += s * _log_sigmoid(d) + (m - s) * _log_sigmoid(-d)
+            total += s * log_sigmoid(d) + (m - s) * log_sigmoid(-d)
         if prior_draws:
-            total += sum(0.5 * prior_draws * (_log_sigmoid(t) + _log_sigmoid(-t)) for t in theta)
+            total += sum(0.5 * prior_draws * (log_sigmoid(t) + log_sigmoid(-t)) for t in theta)
         return total
 
     def gradient_and_information(theta: list[float]) -> tuple[list[float], list[list[float]]]:
         grad = [0.0] * n
         info = [[0.0] * n for _ in range(n)]
         for i, j, m, s in pairs:
-            p = _sigmoid(theta[i] - theta[j])
+            p = sigmoid(theta[i] - theta[j])
             grad[i] += s - m * p
             grad[j] -= s - m * p
             w = m * p * (1.0 - p)
@@ -282,7 +282,7 @@ def elo_ratings(
             info[j][i] -= w
         if prior_draws:
             for i, t in enumerate(theta):
-                p = _sigmoid(t)
+                p = sigmoid(t)
                 grad[i] += prior_draws * (0.5 - p)
                 info[i][i] += prior_draws * p * (1.0 - p)
         return grad, info
