@@ -556,9 +556,8 @@ def _mid_game(rules: Game, size: str, rng: Rng) -> Position | None:
 
 
 def wins_in_one(position: Position) -> bool:
-    """Whether the side to move has a move that wins at once."""
-    mover = position.turn
-    return any(position.after(move).winner() == mover for move in position.legal_moves())
+    """Whether the side to move has a move that wins at once (the game's own test)."""
+    return position.has_winning_move()
 
 
 def is_quiet(position: Position) -> bool:

@@ -56,6 +56,10 @@ class Position(Protocol):
 
     def winner(self) -> int | None: ...
 
+    def has_winning_move(self) -> bool:
+        """Whether the side to move has a move that wins at once."""
+        ...
+
     def copy(self) -> Self: ...
 
 
