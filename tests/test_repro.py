@@ -221,3 +221,17 @@ def test_an_imported_capsule_with_a_wrong_value_is_refused_naming_the_field(play
     with pytest.raises(RecordRefused, match=re.escape("fault.capsule.cpu_seconds: expected a number from 0 to "
                                                       "1e+09, got 'fast'")):
         fault_from_data(fault, "fault")
+
+
+def test_a_sandboxed_fault_keeps_the_sandbox_its_wrapped_argv_and_its_peak_memory() -> None:
+    """In the sandbox the engine is bwrap's grandchild: its rusage reaches the referee through bwrap."""
+    from tests.conftest import require_sandbox
+
+    require_sandbox()
+    program = FAKES / "allocates_then_crashes.py"
+    result = ask([sys.executable, str(program)], Position.from_text(3, "x", EMPTY), Clock(1), Limits(sandbox=True))
+    capsule = result.capsule
+    assert capsule is not None and (capsule.verdict, capsule.exit_status, capsule.sandbox) == (
+        Verdict.NO_ANSWER, 3, True)
+    assert capsule.spawn_argv[0] == "bwrap" and capsule.spawn_argv[-6:] == capsule.argv
+    assert capsule.peak_memory is not None and capsule.peak_memory >= 200 << 20

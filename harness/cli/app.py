@@ -2,7 +2,7 @@
 where an error becomes one line ``arena: error: ...`` and exit status 2.
 
 Each command lives in the module of its family (match.py: moves, match; tournament.py: tournament,
-sprt; results.py: report, merge, games, replay, export, import; play.py, solve.py, validate.py,
+sprt; results.py: report, merge, games, replay, export, import; repro.py; play.py, solve.py, validate.py,
 cluster.py); the options they share are declared once, in options.py.
 """
 

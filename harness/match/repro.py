@@ -178,5 +178,10 @@ def run_again(call: StoredCall, limits: Limits) -> CallResult:
     if problem is not None:
         raise ReproError(problem)
     capsule = call.call
-    position = GAMES[capsule.game].position(capsule.size, capsule.player, capsule.board, RuleOptions(call.win_priority))
+    rules = GAMES[capsule.game]
+    position = rules.position(capsule.size, capsule.player, capsule.board, RuleOptions(call.win_priority))
+    sent = tuple(rules.argv(position, capsule.clock().seconds_text))
+    if capsule.argv[capsule.command_length:capsule.command_length + len(sent)] != sent:
+        raise ReproError(f"the stored argv does not send the stored position ({' '.join(sent)}); the record is "
+                         f"damaged, restore it from a copy")
     return run_call(list(capsule.argv), position, capsule.clock(), limits, capsule.command_length)
