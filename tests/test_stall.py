@@ -109,3 +109,13 @@ def test_a_game_goes_on_when_the_replay_of_a_stalled_move_answers(loaded: int, t
     assert record.fault is not None and record.fault.engine == "spins" and record.fault.verdict is Verdict.TIME
     assert record.fault.capsule is not None and record.fault.capsule.first_attempt is None
     assert record.moves[1].warnings == ()
+
+
+def test_validation_replays_stalls_unless_told_not_to() -> None:
+    import dataclasses
+
+    from harness.validate.validator import ValidationSettings, Validator
+
+    settings = ValidationSettings(GameSettings())
+    assert Validator(None, "p", settings).limits.replay_stalls is True
+    assert Validator(None, "p", dataclasses.replace(settings, replay_stalls=False)).limits.replay_stalls is False
