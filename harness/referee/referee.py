@@ -7,7 +7,9 @@ The referee is the only authority on rules and time. For each call it:
 - reads stdout and stderr incrementally with a cap, until the program exits or the deadline
   (time limit + grace, on a monotonic clock from spawn) passes;
 - then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
-- takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core.
+- takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core;
+- measures the call's CPU time and peak memory (the kernel's counts: wait4, and /proc for a call
+  stopped alive) and, for a fault, keeps a ``Capsule`` of the call whole (``arena repro``).
 """
 
 from __future__ import annotations
@@ -178,7 +180,8 @@ class Capsule:
     verdict: Verdict
     detail: str
     exit_status: int | None
-    """Exit code; negative for the signal that ended it; None if it was killed by the referee or never started."""
+    """Exit code; negative for the signal that ended it (-9 when the referee stopped it, see
+    ``killed``); None if it never started."""
     killed: bool
     wall_seconds: float
     cpu_seconds: float | None
