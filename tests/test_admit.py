@@ -230,7 +230,7 @@ def at(path: str, value: object) -> Callable[[dict[str, Any]], None]:
                                    "illegal-move, board-mismatch, failed-to-start, got 'won'"),
     (at("moves.0.warnings", [{"kind": "boom", "text": ""}]),
      "moves[0].warnings[0].kind: expected one of lines-after-answer, exit-status-after-answer, "
-     "signal-after-answer, killed-at-deadline, got 'boom'"),
+     "signal-after-answer, killed-at-deadline, stall-replayed, got 'boom'"),
     (at("winner", 1), "winner: expected one of x, o, null, got 1"),
     (at("x", "rnd\x1b[2J"), "x 'rnd\\x1b[2J': character 4 is \\x1b, which is not printable; use printable "
                             "characters only"),

@@ -37,7 +37,7 @@ def help_text(path: list[str], monkeypatch: pytest.MonkeyPatch, option: str = "-
 
 def test_every_command_is_listed() -> None:
     assert [" ".join(path) for path in PATHS] == [
-        "", "moves", "match", "solve", "tournament", "report", "merge", "sprt", "play", "games", "replay", "export",
+        "", "moves", "match", "solve", "tournament", "report", "merge", "sprt", "play", "games", "replay", "repro", "export",
         "import", "validate", "class", "cluster", "cluster certs", "cluster scheduler", "cluster worker"]
 
 

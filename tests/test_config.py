@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
     "name, game, time, allow_fractional_time, grace, max_plies, win_priority, n, size, concurrency, cluster, "
-    "cluster_certs, sandbox, max_file_mb, max_processes, format, rounds, openings, engines"
+    "cluster_certs, sandbox, max_file_mb, max_processes, format, rounds, replay_stalls, openings, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"
 
@@ -763,3 +763,18 @@ def test_a_configs_game_settings_are_its_checked_values_alone_with_their_clock(t
     assert type(settings) is GameSettings
     assert settings == GameSettings(game="connect4", time=0.5, allow_fractional_time=True, grace=2)
     assert (settings.clock.seconds_text, settings.clock.allowed) == ("0.5", 2.5)
+
+
+def test_replay_stalls_is_off_unless_the_config_says_true_and_reaches_every_call(tmp_path: Path) -> None:
+    from harness.tournament.run import _job
+
+    path = tmp_path / "c.yaml"
+    path.write_text("name: t\n" + ENGINES)
+    plain = load_config(path)
+    path.write_text("name: t\nreplay_stalls: true\n" + ENGINES)
+    replaying = load_config(path)
+    assert (plain.replay_stalls, replaying.replay_stalls) == (False, True)
+    assert plain.fingerprint() == {**replaying.fingerprint(), "name": "t"}  # how the machine behaves, not the games
+    assert (_job(plain, ()).limits(False).replay_stalls, _job(replaying, ()).limits(True).replay_stalls) == (False, True)
+    _, message = problem(tmp_path, "name: t\nreplay_stalls: sometimes\n" + ENGINES)
+    assert message.endswith("replay_stalls: expected true or false, got 'sometimes'")

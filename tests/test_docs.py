@@ -354,7 +354,8 @@ def test_readme_betsy_config_example_shows_the_defaults(tmp_path: Path) -> None:
     (tmp_path / "bare.yaml").write_text("name: quick\nconcurrency: 2\n" + engines + "\n")
     full, bare = load_config(tmp_path / "shown.yaml"), load_config(tmp_path / "bare.yaml")
     assert full.fingerprint() == bare.fingerprint()
-    assert (full.sandbox, full.max_file_mb, full.max_processes) == (bare.sandbox, bare.max_file_mb, bare.max_processes)
+    assert (full.sandbox, full.max_file_mb, full.max_processes, full.replay_stalls) == (
+        bare.sandbox, bare.max_file_mb, bare.max_processes, bare.replay_stalls)
 
 
 def test_readme_config_reference_names_every_key() -> None:

@@ -2,7 +2,7 @@
 where an error becomes one line ``arena: error: ...`` and exit status 2.
 
 Each command lives in the module of its family (match.py: moves, match; tournament.py: tournament,
-sprt; results.py: report, merge, games, replay, export, import; play.py, solve.py, validate.py,
+sprt; results.py: report, merge, games, replay, export, import; repro.py; play.py, solve.py, validate.py,
 cluster.py); the options they share are declared once, in options.py.
 """
 
@@ -20,7 +20,7 @@ try:
 except ImportError:  # typer before 0.20 runs on click itself
     from click import exceptions as click_exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
 
-from harness.cli import cluster, course, match, play, results, solve, tournament, validate
+from harness.cli import cluster, course, match, play, repro, results, solve, tournament, validate
 from harness.cli.console import STOPPED, error_line, stop_on_signals
 from harness.cli.options import PlainCommand
 from harness.errors import HarnessError
@@ -76,6 +76,8 @@ app.command("sprt", cls=PlainCommand,
 app.command("play", cls=PlainCommand, short_help="Play against an engine in the terminal.")(play.play_command)
 app.command("games", cls=PlainCommand, short_help="List the stored games.")(results.games_command)
 app.command("replay", cls=PlainCommand, short_help="Step through a stored game.")(results.replay_command)
+app.command("repro", cls=PlainCommand,
+            short_help="Run a stored engine call again: what it did then, what it does now.")(repro.repro_command)
 app.command("export", cls=PlainCommand,
             short_help="Write stored games out: JSON Lines or game sheets.")(results.export_command)
 app.command("import", cls=PlainCommand,

@@ -132,6 +132,11 @@ ConfigSandboxOption = Annotated[Optional[SandboxMode], typer.Option(
     "--sandbox", case_sensitive=False,
     help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")]
 """``--sandbox`` of a command run from a config (tournament, class): None keeps the config's."""
+ReplayStallsOption = Annotated[Optional[bool], typer.Option(
+    "--replay-stalls/--no-replay-stalls", show_default=False,
+    help="Overrides the config's replay_stalls: play a time fault again once when it was a stall of the machine "
+         "(little CPU used while the machine was overloaded; see docs/referee.md).")]
+"""``--replay-stalls`` of a tournament: None keeps the config's."""
 MaxFileOption = Annotated[int, typer.Option(
     "--max-file-mb", min=1, max=4096, help="Largest file an engine may write, in MiB.")]
 MaxProcessesOption = Annotated[int, typer.Option(

@@ -33,7 +33,7 @@ def reading(db: Path) -> Iterator[None]:
         raise damaged(db, error) from None
 
 
-def _open_results(db: Path) -> Any:
+def open_results(db: Path) -> Any:
     from harness.store.store import Store
 
     if not db.exists():
@@ -185,7 +185,7 @@ def games_command(
         raise UsageError(f"invalid --result {result!r}: use one of {', '.join(RESULT_CHOICES)}")
     if result in ("win", "loss") and engine is None:
         raise UsageError(f"--result {result} needs --engine NAME (whose win or loss)")
-    with reading(db), _open_results(db) as store:
+    with reading(db), open_results(db) as store:
         if tournament_id is not None and not store.has_tournament(tournament_id):
             raise UsageError(f"{db} has no tournament #{tournament_id}")
         rows = store.game_rows(tournament_id)
@@ -223,7 +223,7 @@ def replay_command(
     """Step through a stored game: Enter or -> next, <- or Backspace back, Home/End, q quits."""
     from harness.store import gamelog
 
-    with reading(db), _open_results(db) as store:
+    with reading(db), open_results(db) as store:
         found = store.find_game(game_id)
         if found is None:
             raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
@@ -259,7 +259,7 @@ def export_command(
 
     if fmt not in ("jsonl", "text"):
         raise UsageError(f"invalid --format {fmt!r}: use jsonl or text")
-    with reading(db), _open_results(db) as store:
+    with reading(db), open_results(db) as store:
         if tournament_id is not None and not store.has_tournament(tournament_id):
             raise UsageError(f"{db} has no tournament #{tournament_id}")
         rows = store.game_rows(tournament_id)

@@ -14,6 +14,7 @@ from harness.cli.console import echo, stopped, warn
 from harness.cli.options import (
     BetsyNOption,
     ConfigSandboxOption,
+    ReplayStallsOption,
     FractionalTimeOption,
     GameOption,
     SandboxOption,
@@ -81,6 +82,7 @@ def tournament_command(
         help="Play only these rounds, FIRST-LAST (e.g. 51-100) or one round: splits a long tournament "
              "into shares with the same openings and game ids.")] = None,
     sandbox: ConfigSandboxOption = None,
+    replay_stalls: ReplayStallsOption = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT, a running "
                                 "scheduler with TLS, or local:K, K worker slots on this machine.")] = None,
@@ -105,6 +107,8 @@ def tournament_command(
     loaded = load_config(config, concurrency)
     if sandbox is not None:
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
+    if replay_stalls is not None:
+        loaded = dataclasses.replace(loaded, replay_stalls=replay_stalls)
     if cluster is not None:
         loaded = dataclasses.replace(loaded, cluster=parse_cluster_option(cluster))
     if cluster_certs is not None or insecure_cluster:

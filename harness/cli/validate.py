@@ -60,6 +60,10 @@ def validate_command(
     sandbox: SandboxOption = SandboxMode.AUTO,
     max_file_mb: MaxFileOption = 64,
     max_processes: MaxProcessesOption = 64,
+    replay_stalls: Annotated[bool, typer.Option(
+        "--replay-stalls/--no-replay-stalls",
+        help="Ask again once when a time fault was a stall of the machine (little CPU used while the machine was "
+             "overloaded; see docs/referee.md).")] = True,
 ) -> None:
     """Check a student's program against the protocol, the rules, the clock and our engines.
 
@@ -87,7 +91,7 @@ def validate_command(
     count = games if games is not None else (1 if quick else 2)
     settings = ValidationSettings(play, sizes=sizes, games=count, quick=quick,
                         concurrency=concurrency or max(1, min(2, os.cpu_count() or 1)),
-                        file_bytes=max_file_mb << 20, processes=max_processes)
+                        file_bytes=max_file_mb << 20, processes=max_processes, replay_stalls=replay_stalls)
     command = program_command(program)  # a path holding a quote or a space is the file itself
     path = Path(program)
     # A program that is missing or cannot be run is a bad argument: one line, nothing is run.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from harness.referee.engine_specs import EngineSpec
 from harness.games.registry import GAMES, PLAYERS
 from harness.referee.protocol import CallWarning, Verdict
-from harness.referee.referee import CallResult, Limits, ask
+from harness.referee.referee import CallResult, Capsule, Limits, ask
 
 if TYPE_CHECKING:
     from harness.games.registry import Game, Position
@@ -70,6 +70,9 @@ class Fault:
     stdout_tail: tuple[str, ...]
     stderr_tail: str
     argv: tuple[str, ...]
+    capsule: Capsule | None = None
+    """The call kept whole (argv, position, program hash, limits, CPU, memory): what ``arena repro``
+    runs again; None in games recorded before capsules were kept."""
 
     def evidence_lines(self, count: int = 5) -> list[str]:
         """The last ``count`` lines of its stdout and of its stderr, ``  stdout| ...`` and
@@ -83,12 +86,6 @@ class Fault:
             if cut:
                 shown.append(f"  {stream}| {cut_note(cut)}")
         return shown
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Fault:
-        """The fault from its JSON form (as stored, and as ``to_json`` writes it)."""
-        return cls(data["engine"], data["player"], Verdict(data["verdict"]), data["detail"], data["exit_status"],
-                   tuple(data["stdout_tail"]), data["stderr_tail"], tuple(data["argv"]))
 
 
 @dataclass
@@ -273,7 +270,7 @@ def _forfeit(record: GameRecord, player: str, engine: str, call: CallResult) -> 
     winner = "o" if player == "x" else "x"
     record.fault = Fault(
         engine, player, call.verdict, call.detail, call.exit_status, call.stdout_tail,
-        call.stderr_tail, call.argv,
+        call.stderr_tail, call.argv, call.capsule,
     )
     _finish(record, winner, Termination.FORFEIT,
             f"{winner} wins: {player} ({engine}) forfeits by {call.verdict.value}: {call.detail}")

@@ -15,6 +15,7 @@ such layouts are refused before any game, as is a program file or folder that is
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -314,3 +315,26 @@ def check_layout(engines: Sequence[EngineSpec]) -> None:
     problems = layout_problems(engines)
     if problems:
         raise LayoutError(problems[0][1])
+
+
+def program_file(command: Sequence[str]) -> str | None:
+    """The file that identifies an engine command: its script (``python3 x.py``), else its
+    executable unless that is a Python interpreter; None for a command found nowhere."""
+    program = program_of(tuple(command))
+    if program.script is not None:
+        return program.script
+    return program.head if program.head in program.runs and os.path.isfile(program.head) else None
+
+
+def file_sha256(path: str | None) -> str | None:
+    """SHA-256 of a program file, or None when there is no file to hash."""
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            for chunk in iter(lambda: file.read(1 << 16), b""):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()

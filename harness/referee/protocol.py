@@ -54,6 +54,8 @@ class WarningKind(str, enum.Enum):
     """Killed by a signal (its own, or a limit's) after answering."""
     KILLED_AT_DEADLINE = "killed-at-deadline"
     """Still running at the deadline, killed; its last answer counts."""
+    STALL_REPLAYED = "stall-replayed"
+    """A time fault that was a stall of the machine, run again once; the replay's result counts."""
 
     def __str__(self) -> str:
         return self.value

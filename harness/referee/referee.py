@@ -7,7 +7,9 @@ The referee is the only authority on rules and time. For each call it:
 - reads stdout and stderr incrementally with a cap, until the program exits or the deadline
   (time limit + grace, on a monotonic clock from spawn) passes;
 - then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
-- takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core.
+- takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core;
+- measures the call's CPU time and peak memory (the kernel's counts: wait4, and /proc for a call
+  stopped alive) and, for a fault, keeps a ``Capsule`` of the call whole (``arena repro``).
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from harness.referee import sandbox as sandbox
+from harness.referee.programs import file_sha256, program_file
 
 if TYPE_CHECKING:
     from harness.games.registry import Position
@@ -66,6 +69,8 @@ class Limits:
     """Largest file the engine may write (RLIMIT_FSIZE); in the sandbox, also its tmpfs sizes."""
     processes: int = 64
     """Processes and threads the engine may run at once (in the sandbox, where it can be counted)."""
+    replay_stalls: bool = False
+    """Run a call again, once, when its time fault is a stall (``stall_of``); the second call counts."""
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,118 @@ class CallResult:
     """Protocol warnings that do not lose the game."""
     answered_after: float | None = None
     """Seconds from spawn until the answer line (the last well-formed one) was read; None without one."""
+    cpu_seconds: float | None = None
+    """CPU time (user + system) of the call's process tree, from the kernel's accounting; None if
+    the program never started."""
+    peak_memory: int | None = None
+    """Bytes: the largest peak resident set of any process of the call's tree (the kernel's
+    ``ru_maxrss``/``VmHWM``, which is per process, not a sum); None if the program never started."""
+    spawn_argv: tuple[str, ...] = ()
+    """The argv as started: ``argv`` behind the sandbox or ``prlimit`` wrapper, if any."""
+    run_queue: int | None = None
+    """Time faults only: runnable tasks on the machine at the deadline, not counting the call's own
+    processes nor the referee (from ``/proc/loadavg``); None otherwise or where it cannot be read."""
+    cores: int | None = None
+    """Time faults only: the machine's CPU count, beside ``run_queue``."""
+    stall: str = ""
+    """Time faults only: why the fault is a stall of the machine rather than a slow program
+    (``stall_of``); empty when it is not one."""
+    capsule: Capsule | None = None
+    """Faults only: everything needed to run the call again (``arena repro``)."""
 
     @property
     def ok(self) -> bool:
         return self.verdict is Verdict.OK
+
+
+STALL_CPU_SHARE = 0.25
+"""A time fault can be a stall only if the call used less CPU than this share of its time limit."""
+STALL_RUN_QUEUE_PER_CORE = 2
+"""... and only if at least this many other runnable tasks per core were waiting at the deadline."""
+
+
+def stall_of(verdict: Verdict, cpu_seconds: float | None, limit: float, run_queue: int | None,
+             cores: int | None) -> str:
+    """Why a time fault is a stall, or "" when it is not one (or not a time fault).
+
+    A stall needs both: the call's process tree used less than ``STALL_CPU_SHARE`` of its limit in
+    CPU (it cannot have been busy computing), and the machine was overloaded at the deadline (at
+    least ``STALL_RUN_QUEUE_PER_CORE`` other runnable tasks per core, so a program wanting a core got
+    at most half of one). A program that sleeps past its time on an idle machine is slow, not stalled;
+    one that computes through its limit is slow however loaded the machine is."""
+    if verdict is not Verdict.TIME or cpu_seconds is None or run_queue is None or not cores:
+        return ""
+    if cpu_seconds >= STALL_CPU_SHARE * limit or run_queue < STALL_RUN_QUEUE_PER_CORE * cores:
+        return ""
+    return (f"stalled: used {cpu_seconds:.2f} s CPU of {limit:g} s while the run queue was {run_queue} "
+            f"on {cores} core{'s' if cores != 1 else ''}")
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """One faulty call, kept whole so that it can be run again exactly (``arena repro``)."""
+
+    argv: tuple[str, ...]
+    """The program's own argv: its command, the protocol's arguments, its extra arguments."""
+    command_length: int
+    """How many words of ``argv`` are the engine's command (what the sandbox makes readable)."""
+    spawn_argv: tuple[str, ...]
+    """The argv as started: ``argv`` behind the sandbox or ``prlimit`` wrapper, if any."""
+    game: str
+    size: str
+    player: str
+    board: str
+    """The position as sent: game, size, side to move, board."""
+    program: str | None
+    """The program file that identifies the engine (its script, else its executable)."""
+    sha256: str | None
+    """The SHA-256 of ``program`` when the call was made."""
+    seconds: float
+    grace: float
+    allow_fractional: bool
+    """The clock: time limit, grace past it, and whether SECONDS may have a fraction."""
+    sandbox: bool
+    stdout_bytes: int
+    stderr_bytes: int
+    address_space: int | None
+    file_bytes: int
+    processes: int
+    cpu_limit: int
+    """The call's limits: sandbox on or off, output caps, RLIMIT_AS, file size, processes, RLIMIT_CPU."""
+    verdict: Verdict
+    detail: str
+    exit_status: int | None
+    """Exit code; negative for the signal that ended it (-9 when the referee stopped it, see
+    ``killed``); None if it never started."""
+    killed: bool
+    wall_seconds: float
+    cpu_seconds: float | None
+    peak_memory: int | None
+    run_queue: int | None
+    cores: int | None
+    stall: str
+    first_attempt: Capsule | None = None
+    """The stalled call this one replayed, if it is a replay."""
+
+    def limits(self) -> Limits:
+        """The call's limits (a replay made from this capsule never replays a stall itself)."""
+        return Limits(self.stdout_bytes, self.stderr_bytes, self.address_space, self.sandbox, self.file_bytes,
+                      self.processes)
+
+    def clock(self) -> Clock:
+        return Clock(self.seconds, self.grace, self.allow_fractional)
+
+
+def _capsule(result: CallResult, position: Position, clock: Clock, limits: Limits, command_length: int,
+             cpu_limit: int) -> Capsule:
+    program = program_file(result.argv[:command_length])
+    return Capsule(
+        result.argv, command_length, result.spawn_argv or result.argv, game_of(position).name,
+        position.size_text, position.player, position.board(), program, file_sha256(program),
+        clock.seconds, clock.grace, clock.allow_fractional, limits.sandbox, limits.stdout_bytes,
+        limits.stderr_bytes, limits.address_space, limits.file_bytes, limits.processes, cpu_limit,
+        result.verdict, result.detail, result.exit_status, result.killed, round(result.seconds, 4),
+        result.cpu_seconds, result.peak_memory, result.run_queue, result.cores, result.stall)
 
 
 def resolve_interpreter(argv: Sequence[str]) -> list[str]:
@@ -267,7 +380,7 @@ def _children() -> set[int]:
     return pids
 
 
-def _kill_escaped(before: set[int], rounds: int = 50) -> None:
+def _kill_escaped(before: set[int], usage: _Usage, rounds: int = 50) -> None:
     """Kill and reap engine descendants that left the process group (setsid) and were adopted.
 
     This process is a child subreaper, so once the group is dead its escaped descendants are our
@@ -285,7 +398,7 @@ def _kill_escaped(before: set[int], rounds: int = 50) -> None:
                 pass
         for pid in escaped:
             try:
-                os.waitpid(pid, 0)
+                usage.add(os.wait4(pid, 0)[2])
             except ChildProcessError:
                 pass
 
@@ -297,12 +410,12 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _reap_group(pgid: int, timeout: float = 2.0) -> None:
+def _reap_group(pgid: int, usage: _Usage, timeout: float = 2.0) -> None:
     """Reap the group's processes that were adopted by this process (see _become_subreaper)."""
     end = time.monotonic() + timeout
     while True:
         try:
-            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+            pid, _, rusage = os.wait4(-pgid, os.WNOHANG)
         except ChildProcessError:
             return
         except OSError as error:
@@ -313,6 +426,88 @@ def _reap_group(pgid: int, timeout: float = 2.0) -> None:
             if time.monotonic() > end:
                 return
             time.sleep(0.002)
+        else:
+            usage.add(rusage)
+
+
+class _Usage:
+    """CPU seconds and the largest peak resident set (KiB) of processes, as the kernel counts them."""
+
+    __slots__ = ("cpu", "peak_kib")
+
+    def __init__(self, cpu: float = 0.0, peak_kib: int = 0) -> None:
+        self.cpu = cpu
+        self.peak_kib = peak_kib
+
+    def add(self, rusage: resource.struct_rusage) -> None:
+        """Count one reaped process: wait4's rusage holds it and the descendants it reaped itself."""
+        self.cpu += rusage.ru_utime + rusage.ru_stime
+        self.peak_kib = max(self.peak_kib, rusage.ru_maxrss)  # KiB on Linux
+
+
+def _reap_child(process: subprocess.Popen[bytes], usage: _Usage, timeout: float = 0.0) -> bool:
+    """Reap the engine with wait4 (which, unlike Popen.poll, gives its rusage) if it has exited,
+    waiting up to ``timeout``; whether it has."""
+    end = time.monotonic() + timeout
+    while process.returncode is None:
+        try:
+            pid, status, rusage = os.wait4(process.pid, os.WNOHANG)
+        except ChildProcessError:  # pragma: no cover - reaped elsewhere: Popen knows what to say
+            process.poll()
+            break
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            usage.add(rusage)
+            break
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _tree_usage(root: int) -> tuple[_Usage, int]:
+    """The live process tree under ``root`` (Linux /proc): CPU seconds of its processes and of the
+    children they reaped, their largest peak resident set (VmHWM), and how many are running."""
+    usage = _Usage()
+    running = 0
+    pending = [root]
+    seen: set[int] = set()
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{pid}/status", "rb") as file:
+                for line in file:
+                    if line.startswith(b"VmHWM:"):
+                        usage.peak_kib = max(usage.peak_kib, int(line.split()[1]))
+                        break
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
+                    pending.extend(int(child) for child in file.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+        # After the name: state (0), ..., utime (11), stime (12), cutime (13), cstime (14), in ticks.
+        usage.cpu += sum(int(value) for value in fields[11:15]) / _CLOCK_TICKS
+        running += fields[0] == b"R"
+    return usage, running
+
+
+def _run_queue(own: int) -> int | None:
+    """Runnable tasks on the machine now (``/proc/loadavg``'s fourth field), less the referee's own
+    thread and the call's ``own`` running processes; None where it cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as file:
+            runnable = int(file.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, runnable - 1 - own)
 
 
 class _Stream:
@@ -390,9 +585,33 @@ def run_call(
     argv: list[str], position: Position, clock: Clock, limits: Limits, command_length: int = 1
 ) -> CallResult:
     """Run one prepared argv as an engine call (see ``ask``); its first ``command_length`` words
-    are the engine's command (what the sandbox makes readable)."""
+    are the engine's command (what the sandbox makes readable). A fault carries its ``capsule``; a
+    stall is run again once when ``limits.replay_stalls`` (the replay counts, with a warning that
+    says what the first call did, and its capsule keeps the first's)."""
+    cpu_limit = math.ceil(clock.allowed) + 1
+    first = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
+                          position, clock, limits, command_length, cpu_limit)
+    if not (first.stall and limits.replay_stalls):
+        return first
+    again = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
+                          position, clock, limits, command_length, cpu_limit)
+    outcome = "ok" if again.ok else f"{again.verdict.value} again"
+    note = CallWarning(WarningKind.STALL_REPLAYED, f"{first.stall}; replayed once: {outcome}")
+    capsule = None if again.capsule is None else replace(again.capsule, first_attempt=first.capsule)
+    return replace(again, warnings=(note, *again.warnings), capsule=capsule)
+
+
+def _with_capsule(result: CallResult, position: Position, clock: Clock, limits: Limits, command_length: int,
+                  cpu_limit: int) -> CallResult:
+    if result.ok:
+        return result
+    return replace(result, capsule=_capsule(result, position, clock, limits, command_length, cpu_limit))
+
+
+def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits, command_length: int,
+              cpu_seconds: int) -> CallResult:
+    """One call, measured (see ``run_call``)."""
     _ensure_subreaper()
-    cpu_seconds = math.ceil(clock.allowed) + 1
     confined: sandbox.Call | None = None
     scratch: str | None = None
     if _STOPPED:
@@ -455,19 +674,22 @@ def run_call(
     err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
     exited = False
     ended = started
+    usage = _Usage()
+    live = _Usage()
+    run_queue: int | None = None
     try:
-        exited = _supervise(process, out, err, deadline)
+        exited = _supervise(process, out, err, deadline, usage)
         ended = time.monotonic()
     finally:
+        if not exited:  # what the tree used until now: a sandbox's processes die unreaped by us
+            live, running = _tree_usage(process.pid)
+            run_queue = _run_queue(running)
         _kill_group(pgid)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state) process
-            pass
-        _reap_group(pgid)
+        _reap_child(process, usage, timeout=5)
+        _reap_group(pgid, usage)
         with _ACTIVE_LOCK:
             _ACTIVE.discard(pgid)
-        _kill_escaped(children_before)
+        _kill_escaped(children_before, usage)
         process.stdout.close()
         process.stderr.close()
         if scratch is not None:
@@ -486,11 +708,23 @@ def run_call(
     stdout_tail = tuple(lines[-STDOUT_LINES_KEPT:])
     stderr_tail = err.tail_text()
 
+    # Both are the kernel's counts and both can only miss processes, never count one twice over:
+    # wait4's rusage of everything reaped here (the engine, with the descendants it reaped itself,
+    # and descendants adopted by this subreaper), and for a call stopped at the deadline, /proc's
+    # figures of the live tree just before the kill (a sandbox's processes die with its namespace
+    # and reach no wait4 here). So the larger of the two.
+    cpu_used = round(max(usage.cpu, live.cpu), 4)
+    peak = max(usage.peak_kib, live.peak_kib) * 1024
+    cores = os.cpu_count() if run_queue is not None else None
+    spawn_argv = tuple(spawn) if spawn is not argv else ()
+
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
                answer_board: str | None = None, warnings: Sequence[CallWarning] = (),
                answered_after: float | None = None) -> CallResult:
+        stall = stall_of(verdict, cpu_used, clock.seconds, run_queue, cores)
         return CallResult(verdict, answer_move, answer_board, elapsed, returncode, killed,
-                          detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings), answered_after)
+                          detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings), answered_after,
+                          cpu_used, peak, spawn_argv, run_queue, cores, stall)
 
     if out.over_cap or err.over_cap:
         stream, cap = ("stdout", limits.stdout_bytes) if out.over_cap else ("stderr", limits.stderr_bytes)
@@ -513,7 +747,8 @@ def run_call(
     return result(verdict, detail, answer.move, answer.board, warnings, answered_after)
 
 
-def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, deadline: float) -> bool:
+def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, deadline: float,
+               usage: _Usage) -> bool:
     """Read until the program exits (True) or the deadline passes or output overflows (False)."""
     selector = selectors.DefaultSelector()
     pidfd = -1
@@ -527,7 +762,7 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, dea
             except OSError:
                 pidfd = -1
         while True:
-            if process.poll() is not None:
+            if _reap_child(process, usage):
                 # Exited: collect what it left in the pipes, but do not wait for grandchildren.
                 out.read_available()
                 err.read_available()

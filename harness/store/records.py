@@ -10,6 +10,7 @@ result) is harness.match.verify's to judge.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,8 @@ from typing import Any
 from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS, RuleOptions
 from harness.match.match import Fault, GameRecord, MoveRecord, Termination
-from harness.referee.protocol import MAX_SECONDS, CallWarning, Verdict, WarningKind
+from harness.referee.protocol import MAX_GRACE, MAX_SECONDS, CallWarning, Verdict, WarningKind
+from harness.referee.referee import Capsule
 from harness.match.settings import MAX_PLIES
 from harness.text import name_problem
 from harness.match.verify import RESULTS, RecordRefused, shown
@@ -29,7 +31,9 @@ RECORD_KEYS = ("x", "o", "game", "size", "time", "start_board", "start_player", 
                "moves", "result", "winner", "termination", "reason", "fault")
 """A GameRecord's fields, as ``to_json`` writes them (which adds ``plies``, and ``n`` for Betsy)."""
 MOVE_KEYS = ("ply", "player", "engine", "move", "board", "verdict", "seconds", "warnings", "detail")
-FAULT_KEYS = ("engine", "player", "verdict", "detail", "exit_status", "stdout_tail", "stderr_tail", "argv")
+FAULT_KEYS = ("engine", "player", "verdict", "detail", "exit_status", "stdout_tail", "stderr_tail", "argv", "capsule")
+"""A fault's keys; ``capsule`` may be missing (games recorded before capsules were kept)."""
+CAPSULE_KEYS = tuple(field.name for field in dataclasses.fields(Capsule))
 _HUGE = 1 << 31
 """Bounds beyond this are SQLite's, not worth naming in a message."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -201,7 +205,44 @@ def fault_from_data(data: object, path: str, names: bool = True) -> Fault:
         fields.name("engine"), fields.choice("player", tuple(PLAYERS)),
         Verdict(fields.choice("verdict", tuple(v.value for v in Verdict if v is not Verdict.OK))),
         fields.text("detail"), fields.optional_whole("exit_status", -(1 << 31), 1 << 31),
-        fields.texts("stdout_tail"), fields.text("stderr_tail"), fields.texts("argv"))
+        fields.texts("stdout_tail"), fields.text("stderr_tail"), fields.texts("argv"),
+        capsule_from_data(fields.data["capsule"], fields.where("capsule"))
+        if fields.data.get("capsule") is not None else None)
+
+
+def capsule_from_data(data: object, path: str, nested: bool = True) -> Capsule:
+    """A fault's capsule from its JSON form (``dataclasses.asdict`` of a Capsule), every field checked."""
+    fields = Fields(data, path)
+    fields.only(CAPSULE_KEYS)
+    argv = fields.texts("argv")
+    first = fields.get("first_attempt")
+    if first is not None and not nested:
+        raise RecordRefused(f"{fields.where('first_attempt')}: a replay's first attempt has no first attempt")
+
+    def optional_number(key: str, high: float) -> float | None:
+        return None if fields.get(key) is None else fields.number(key, 0, high)
+
+    return Capsule(
+        argv, fields.whole("command_length", 1, len(argv)), fields.texts("spawn_argv"),
+        fields.choice("game", _GAME_CHOICES), fields.text("size"), fields.choice("player", tuple(PLAYERS)),
+        fields.text("board"), fields.optional_text("program"), fields.optional_text("sha256"),
+        fields.number("seconds", 0, MAX_SECONDS, above=True), fields.number("grace", 0, MAX_GRACE),
+        _bool(fields, "allow_fractional"),
+        _bool(fields, "sandbox"), fields.whole("stdout_bytes"), fields.whole("stderr_bytes"),
+        fields.optional_whole("address_space", 0, MAX_WHOLE), fields.whole("file_bytes"), fields.whole("processes"),
+        fields.whole("cpu_limit"), Verdict(fields.choice("verdict", tuple(v.value for v in Verdict if v is not Verdict.OK))),
+        fields.text("detail"), fields.optional_whole("exit_status", -(1 << 31), 1 << 31), _bool(fields, "killed"),
+        fields.number("wall_seconds", 0, 10 * MAX_SECONDS), optional_number("cpu_seconds", 1e9),
+        fields.optional_whole("peak_memory", 0, MAX_WHOLE), fields.optional_whole("run_queue", 0, MAX_WHOLE),
+        fields.optional_whole("cores", 1, MAX_WHOLE), fields.text("stall"),
+        None if first is None else capsule_from_data(first, fields.where("first_attempt"), nested=False))
+
+
+def _bool(fields: Fields, key: str) -> bool:
+    found = fields.get(key)
+    if not isinstance(found, bool):
+        raise fields.refuse(key, "true or false", found)
+    return found
 
 
 def check_replayable(record: GameRecord) -> None:

@@ -24,6 +24,7 @@ from harness.errors import ConfigError, OutputError, StoreError
 from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS
 from harness.match.match import GameRecord, Termination
+from harness.referee.programs import file_sha256 as file_sha256
 from harness.referee.protocol import CallWarning, WarningKind
 from harness.match.verify import RESULTS, RecordRefused, shown
 from harness.outputs import file_problem, folder_problem
@@ -248,20 +249,6 @@ class _WriterLock:
         if self.fd >= 0:
             os.close(self.fd)  # closing the file releases the lock
             self.fd = -1
-
-
-def file_sha256(path: str | None) -> str | None:
-    """SHA-256 of a program file, or None when there is no file to hash."""
-    if path is None:
-        return None
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as file:
-            for chunk in iter(lambda: file.read(1 << 16), b""):
-                digest.update(chunk)
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 def is_tournament_config(config: Mapping[str, Any]) -> bool:

@@ -107,6 +107,7 @@ class _Tournament(RunKeys):
 
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
+    replay_stalls: bool = False
     openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     engines: list[_Engine] = pydantic.Field(min_length=2)
 
@@ -160,6 +161,9 @@ class TournamentConfig:
     """Absolute path of the folder of the cluster's certificate set, for a ``tls://`` cluster."""
     insecure_cluster: bool = False
     """Whether a ``tcp://`` cluster beyond loopback is allowed (the operator's ``--insecure-cluster``, never the file's)."""
+    replay_stalls: bool = False
+    """Whether a time fault that is a stall of the machine is played again once before it stands
+    (not part of the fingerprint, like the sandbox: how the machine behaved, not the games' rules)."""
 
     @property
     def rules(self) -> Game:
@@ -555,6 +559,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         opening_positions=positions,
         cluster=cluster,
         cluster_certs=cluster_certs,
+        replay_stalls=model.replay_stalls,
     )
 
 

@@ -51,10 +51,13 @@ class Job:
     processes: int
     hashes: tuple[tuple[str, str | None], ...]
     """(program file, the coordinator's SHA-256) of every engine."""
+    replay_stalls: bool = False
+    """Play a stalled call again once (harness.referee.referee.stall_of) before its time fault stands."""
 
     def limits(self, confined: bool) -> Limits:
         """The referee's limits of every engine call, with the sandbox as resolved (``confined``)."""
-        return Limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes)
+        return Limits(sandbox=confined, file_bytes=self.file_bytes, processes=self.processes,
+                      replay_stalls=self.replay_stalls)
 
 
 def expected_hashes(engines: Sequence[EngineSpec]) -> tuple[tuple[str, str | None], ...]:

@@ -224,7 +224,8 @@ def _run_games(
 
 
 def _job(config: TournamentConfig, hashes: tuple[tuple[str, str | None], ...]) -> Job:
-    return Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes, hashes)
+    return Job(config.settings, config.sandbox, config.max_file_mb << 20, config.max_processes, hashes,
+               config.replay_stalls)
 
 
 def _progress_bar(summary: RunSummary, progress: bool) -> tqdm[NoReturn]:

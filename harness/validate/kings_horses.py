@@ -233,7 +233,7 @@ class KingsHorsesValidator:
         self.settings = settings
         self.start_problem = start_problem
         self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                            processes=settings.processes)
+                            processes=settings.processes, replay_stalls=settings.replay_stalls)
         self.progress = progress or (lambda _text: None)
 
     def argv(self, position: Position, move: bool) -> list[str]:

@@ -228,6 +228,8 @@ class ValidationSettings:
     """Run the program (and the reference engines) in the sandbox; resolve the mode first."""
     file_bytes: int = 64 << 20
     processes: int = 64
+    replay_stalls: bool = True
+    """Play a call again once when its time fault is a stall of the machine (harness.referee.referee.stall_of)."""
 
     @property
     def seconds(self) -> float:
@@ -271,7 +273,7 @@ class Validator:
         self.sizes = settings.sizes or self.game_rules.example_sizes
         self.start_problem = start_problem
         self.limits = Limits(sandbox=settings.sandbox, file_bytes=settings.file_bytes,
-                            processes=settings.processes)
+                            processes=settings.processes, replay_stalls=settings.replay_stalls)
         self.calls: list[Call] = []
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
@@ -368,7 +370,8 @@ class Validator:
             (after[0] if after else "the answer is the last line printed") if answered else no_answer,
             warning=bool(after), judged=answered,
             expected="nothing printed after the answer (tolerated, with a warning)", **evidence))
-        exit_warnings = [w for w in result.warnings if w.kind is not WarningKind.LINES_AFTER_ANSWER]
+        exit_warnings = [w for w in result.warnings
+                         if w.kind not in (WarningKind.LINES_AFTER_ANSWER, WarningKind.STALL_REPLAYED)]
         category.checks.append(Check(
             "exits-cleanly", answered,
             (exit_warnings[0] if exit_warnings else f"exited with status {result.exit_status}")
