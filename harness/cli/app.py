@@ -76,6 +76,8 @@ app.command("sprt", cls=PlainCommand,
 app.command("play", cls=PlainCommand, short_help="Play against an engine in the terminal.")(play.play_command)
 app.command("games", cls=PlainCommand, short_help="List the stored games.")(results.games_command)
 app.command("replay", cls=PlainCommand, short_help="Step through a stored game.")(results.replay_command)
+app.command("analyse", cls=PlainCommand,
+            short_help="Find each stored game's losing move (proved where an oracle reaches).")(results.analyse_command)
 app.command("export", cls=PlainCommand,
             short_help="Write stored games out: JSON Lines or game sheets.")(results.export_command)
 app.command("import", cls=PlainCommand,
