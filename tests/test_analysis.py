@@ -23,6 +23,7 @@ from harness.match.settings import GameSettings
 from harness.referee.engine_specs import EngineSpec
 from harness.store.store import Store
 from tests.conftest import ROOT, arena
+from tests.test_report_html import Tab, browser, tab  # noqa: F401 - fixtures
 
 SCRIPTED = ROOT / "tests" / "fake_engines" / "scripted_any.py"
 
@@ -334,3 +335,30 @@ def test_a_damaged_stored_finding_is_one_line_naming_the_game(tmp_path: Path) ->
     assert replay.returncode == 2
     assert replay.stderr == (f"arena: error: {db} is damaged (game 1: analysis: kind: expected one of proved, "
                              f"assessment, none, not reached); restore it from a copy, or give another database\n")
+
+
+# --- on the game pages, in a browser ---------------------------------------------------------------------
+
+
+def test_game_page_marks_the_losing_move_on_its_row_and_on_the_board_at_that_ply(
+        tables: str, tmp_path: Path, tab: Tab) -> None:  # noqa: F811 - the fixture imported above
+    start = betsy_won_position()
+    record = scripted_game(tmp_path, "betsy", start, table_line(start, -1, 4))
+    db = stored(tmp_path, record)
+    assert arena("analyse", str(db)).returncode == 0
+    written = arena("report", str(db), "--html", str(tmp_path / "pages"))
+    assert written.returncode == 0, written.stderr
+    tab.open(tmp_path / "pages" / "games" / "1.html")
+    page = tab.page
+    assert page.get_attribute("tr[data-step='1']", "class") == "losing"
+    assert page.inner_text("tr[data-step='1'] .losing-note") == "losing move (proved)"
+    assert page.get_attribute("#replay svg.board rect.losing", "visibility") == "hidden"  # the start
+    page.click("tr[data-step='1']")
+    assert page.get_attribute("#replay svg.board rect.losing", "visibility") == "visible"
+    assert page.text_content("#replay svg.board text.losing") == "losing move"
+    assert page.inner_text("#replay .caption").endswith(": the losing move (proved)")
+    tab.shot("losing-move.png")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#replay svg.board rect.losing", "visibility") == "hidden"
+    assert page.inner_text(".analysis p").startswith(
+        "losing move (proved by the n = 3 tables): ply 1, x (scripted) rotates column 1: won before, drawn after")
