@@ -362,3 +362,23 @@ def test_game_page_marks_the_losing_move_on_its_row_and_on_the_board_at_that_ply
     assert page.get_attribute("#replay svg.board rect.losing", "visibility") == "hidden"
     assert page.inner_text(".analysis p").startswith(
         "losing move (proved by the n = 3 tables): ply 1, x (scripted) rotates column 1: won before, drawn after")
+
+
+def test_validation_text_names_only_the_programs_own_losing_moves(tables: str, tmp_path: Path) -> None:
+    from harness.validate.render import strength_losing_lines
+
+    start = betsy_won_position()
+    record = scripted_game(tmp_path, "betsy", start, table_line(start, -1, 4))
+    finding = analyse(record).to_json()
+    rules = get_game("betsy")
+    as_x = {"opponent": "greedy", "student_plays": "x", "score": 0.5, "analysis": finding}
+    as_o = {"opponent": "greedy", "student_plays": "o", "score": 0.5, "analysis": finding}
+    assert strength_losing_lines(rules, [as_o, as_x]) == [
+        "The program's losing moves in the strength games:",
+        "  game 2 (the program as x against greedy, score 0.5):",
+        "    losing move (proved by the n = 3 tables): ply 1, x (the program) rotates column 1: won before, drawn after",
+        "    better: 1 (drops into column 1), 2 (drops into column 2), 3 (drops into column 3) (kept the won value)",
+        f"    the opponent's best reply: {finding['reply']} ({rules.describe_move(finding['reply'])})",
+        "",
+    ]
+    assert strength_losing_lines(rules, [as_o, {**as_x, "analysis": None}]) == []
