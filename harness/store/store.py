@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS analyses (
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-WRITERS = {"arena tournament": "give another --db", "arena analyse": "analyse the database once that is done",
+WRITERS = {"arena tournament": "give another --db", "arena analyse": "analyse a copy of it",
            "arena merge": "merge into another database",
            "arena import": "import into another database", "arena class": "give another --db", "arena play": "give another --db"}
 """The commands that write a results database, and the advice to a second writer while one runs."""
