@@ -382,3 +382,33 @@ def test_validation_text_names_only_the_programs_own_losing_moves(tables: str, t
         "",
     ]
     assert strength_losing_lines(rules, [as_o, {**as_x, "analysis": None}]) == []
+
+
+def test_replay_pages_show_stored_text_of_a_finding_safely() -> None:
+    from harness.analysis.run import mark_pages
+
+    finding = Finding("proved", "the n = 3 tables", ply=1, player="x", move=2, before="won", after="lost",
+                      note="\x1b]0;pwned\x07\x1b[2J")
+    pages = mark_pages(["start\nboard", "ply 1/1: x drops\nboard"], [None, 1], finding, get_game("betsy"), {})
+    assert pages[0] == "start\nboard"
+    assert pages[1].startswith("ply 1/1: x drops  <<< the losing move (proved)\nboard\n")
+    assert "\x1b" not in pages[1] and "\x07" not in pages[1]
+
+
+def test_bench_analysis_reads_a_copy_of_a_database_and_prints_the_share_of_each_kind(
+        tables: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import load_script
+
+    start = betsy_won_position()
+    record = scripted_game(tmp_path, "betsy", start, table_line(start, -1, 4))
+    db = stored(tmp_path, record)
+    before = db.read_bytes()
+    bench = load_script("bench_analysis")
+    monkeypatch.setattr(sys, "argv", ["bench_analysis.py", "--db", str(db), "--budget", "2"])
+    assert bench.main() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("budget 2 s per game; ")
+    assert lines[1].split() == ["game", "games", "proved", "assessment", "none", "not", "reached", "mean", "s",
+                                "median", "s", "max", "s"]
+    assert lines[2].split()[:11] == ["betsy", "3", "1", "1", "100.0%", "0", "0.0%", "0", "0.0%", "0", "0.0%"]
+    assert db.read_bytes() == before  # a copy was analysed

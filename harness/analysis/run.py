@@ -13,6 +13,7 @@ from typing import Any
 from harness.analysis.losing import BUDGET, KINDS, Finding, analyse
 from harness.games.registry import Game
 from harness.store.store import Store, damaged
+from harness.text import visible
 
 
 @dataclass
@@ -139,6 +140,7 @@ def mark_pages(pages: list[str], plies: list[int | None], finding: Finding, rule
     for page, ply in zip(pages, plies):
         if ply == finding.ply:
             heading, _, rest = page.partition("\n")
-            page = "\n".join([heading + flag, rest, *describe(finding, rules, names)]) if rest else heading + flag
+            found = [visible(line) for line in describe(finding, rules, names)]  # stored text: shown safely
+            page = "\n".join([heading + flag, rest, *found]) if rest else heading + flag
         marked.append(page)
     return marked
