@@ -3,9 +3,10 @@ the analysis costs per game (harness/analysis, ``arena analyse``).
 
 With ``--db DB`` it reads a results database's games (a copy of it is analysed: DB is not written);
 with ``--play PRESET`` it first plays a small round-robin of the built-in engines (random, greedy,
-alphabeta, or bestmove for All The King's Horses; 0.2 s per move, 1 s for All The King's Horses, one opening per pairing played with colours swapped) into a temporary
-database. It prints, per game and size, the games analysed, the share of each kind (proved,
-assessment, none, not reached), and the mean, median and slowest seconds per game.
+alphabeta, or bestmove for All The King's Horses; 0.2 s per move, 1 s for All The King's Horses, one
+opening per pairing played with colours swapped) into a temporary database. It prints, per game and
+size, the games analysed, the share of each kind (proved, assessment, none, not reached), and the
+mean, median and slowest seconds per game.
 
 Usage: .venv/bin/python scripts/bench_analysis.py --play betsy3|betsy5|connect4-6x5|connect4-7x6|kings-horses
        [--budget SECONDS] [--rounds K]
