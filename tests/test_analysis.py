@@ -300,6 +300,7 @@ def test_arena_analyse_stores_each_finding_and_a_second_run_analyses_none(tables
             "  better: 1 (drops into column 1), 2 (drops into column 2), 3 (drops into column 3) (kept the won value)\n"
             ) in replay.stdout
     assert "\nanalysis (" in replay.stdout
+    assert replay.stdout.splitlines()[-1] == f"result: {record.result} ({record.reason})"
 
 
 def test_replay_of_a_game_not_analysed_says_how_to_analyse_it(tmp_path: Path) -> None:
@@ -309,7 +310,8 @@ def test_replay_of_a_game_not_analysed_says_how_to_analyse_it(tmp_path: Path) ->
     db = stored(tmp_path, record)
     replay = arena("replay", str(db), "1", "--all")
     assert replay.returncode == 0, replay.stderr
-    assert replay.stdout.endswith(f"not analysed: 'arena analyse {db}' finds the losing move\n")
+    assert replay.stdout.splitlines()[-2:] == [f"not analysed: 'arena analyse {db}' finds the losing move",
+                                               f"result: {record.result} ({record.reason})"]
 
 
 def test_analyse_budget_default_is_the_analysis_default() -> None:

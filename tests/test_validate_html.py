@@ -258,4 +258,5 @@ def test_each_strength_game_is_analysed_after_play_and_its_losing_move_marked_on
             assert [index for index, frame in enumerate(frames) if frame["m"]] == [finding.ply]
             assert f"<div class='analysis {finding.kind}'><p>losing move (" in details
         else:
-            assert 'class="losing"' not in details and not any(frame["m"] for frame in frames)
+            assert f'data-replay="game-{number}-replay" class="losing"' not in details
+            assert not any(frame["m"] for frame in frames)

@@ -238,15 +238,15 @@ def replay_command(
     rules = get_game(record.game)
     names = {"x": record.x, "o": record.o}
     pages = [gamelog.describe_frame(record, frame, total) for frame in steps]
-    ending = [f"result: {record.result} ({record.reason})"]
     if analysis is None:
-        ending.append(f"not analysed: 'arena analyse {db}' finds the losing move")
+        ending = [f"not analysed: 'arena analyse {db}' finds the losing move"]
     else:
         finding, seconds = analysis
         pages = mark_pages(pages, [None if frame.move is None else frame.move.ply for frame in steps], finding,
                            rules, names)
-        ending += [f"analysis ({seconds:.2f} s): " + line.strip() if index == 0 else line
-                   for index, line in enumerate(describe(finding, rules, names))]
+        ending = [f"analysis ({seconds:.2f} s): " + line.strip() if index == 0 else line
+                  for index, line in enumerate(describe(finding, rules, names))]
+    ending.append(f"result: {record.result} ({record.reason})")
     if show_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
         echo(gamelog.heading(row, record))
         for page in pages:
