@@ -21,10 +21,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
+import time
+from typing import Any
 
 from harness.games.errors import PositionError
 
 MIN_SIZE, MAX_SIZE = 4, 12
+_CHECK_EVERY = 4096
+"""Nodes between looks at the clock when a solve has a deadline."""
 _SPREADS: dict[tuple[int, int], dict[int, tuple[int, int, tuple[tuple[int, int, int], ...]]]] = {}
 """Per board size, a memo of the children's lanes for each set of playable moves (see Solver._build)."""
 
@@ -41,6 +45,10 @@ class State:
     """All discs."""
     moves: int
     """Number of discs played."""
+
+
+class OutOfBudget(Exception):
+    """Raised by ``Solver.solve`` when its node or time budget ran out before the score was found."""
 
 
 def _check_size(width: int, height: int) -> None:
@@ -139,7 +147,7 @@ class Solver:
         h1 = height + 1
         self._bottom = ((1 << (width * h1)) - 1) // ((1 << h1) - 1)
         self._board = self._bottom * ((1 << height) - 1)
-        self._negamax, self._node_count = self._build()
+        self._negamax, self._node_count, self._set_stop = self._build()
         self._nodes_before = 0
         self.bounds = (0, 0)
         """The score's bounds during a search: each null-window search narrows them to the score
@@ -155,11 +163,33 @@ class Solver:
         self._table.clear()
         self._nodes_before = self._node_count()
 
-    def solve(self, state: State) -> int:
+    def solve(self, state: State, max_nodes: int | None = None, deadline: float | None = None) -> int:
         """The exact score of ``state`` for the side to move.
 
-        A search stopped by an exception (a signal handler's timeout) leaves in the table only
-        bounds proven before it, so the solver stays usable for the next position."""
+        ``max_nodes`` (positions visited by this call) and ``deadline`` (a time.monotonic() value,
+        looked at every few thousand nodes) bound the search: OutOfBudget when either runs out. A
+        search stopped by an exception (OutOfBudget, a signal handler's timeout) leaves in the table
+        only bounds proven before it, so the solver stays usable for the next position."""
+        if max_nodes is None and deadline is None:
+            return self._solve(state)
+        start = self._node_count()
+        limit = None if max_nodes is None else start + max_nodes
+
+        def stop() -> int:
+            """The node count at which to look again; OutOfBudget when the budget is spent."""
+            nodes = self._node_count()
+            if (limit is not None and nodes >= limit) or (deadline is not None and time.monotonic() >= deadline):
+                raise OutOfBudget
+            upto = nodes + _CHECK_EVERY if deadline is not None else limit
+            return upto if limit is None or upto is None else min(upto, limit)
+
+        self._set_stop(stop(), stop)
+        try:
+            return self._solve(state)
+        finally:
+            self._set_stop(None, None)
+
+    def _solve(self, state: State) -> int:
         if state.width != self.width or state.height != self.height:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
         size = self.width * self.height
@@ -219,6 +249,10 @@ class Solver:
         lower = 4 * size
         split = 2 * size
         nodes = 0
+        # A budget costs one comparison per node: at ``stop_at`` nodes, ``stopper`` raises or moves it on.
+        never = 1 << 62
+        stop_at = never
+        stopper = None
         # By discs played: the score of losing at the opponent's next disc, and the bounds when neither
         # side can win at its next disc (both 0 with two cells or fewer left: a draw).
         losses = [-((size - n) // 2) for n in range(size)]
@@ -274,8 +308,10 @@ class Solver:
 
         def negamax(current: int, mask: int, moves: int, alpha: int, beta: int, opp_wins: int) -> int:
             # Precondition: the side to move cannot win at once; opp_wins = the opponent's winning cells.
-            nonlocal nodes
+            nonlocal nodes, stop_at
             nodes += 1
+            if nodes >= stop_at:
+                stop_at = stopper()
             possible = (mask + bottom) & board
             forced = possible & opp_wins
             if forced:
@@ -366,7 +402,11 @@ class Solver:
         def node_count() -> int:
             return nodes
 
-        return negamax, node_count
+        def set_stop(at: int | None, check: Any) -> None:
+            nonlocal stop_at, stopper
+            stop_at, stopper = (never if at is None else at), check
+
+        return negamax, node_count, set_stop
 
 
 def solve(state: State) -> int:

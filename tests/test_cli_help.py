@@ -37,8 +37,9 @@ def help_text(path: list[str], monkeypatch: pytest.MonkeyPatch, option: str = "-
 
 def test_every_command_is_listed() -> None:
     assert [" ".join(path) for path in PATHS] == [
-        "", "moves", "match", "solve", "tournament", "report", "merge", "sprt", "play", "games", "replay", "repro", "export",
-        "import", "validate", "class", "cluster", "cluster certs", "cluster scheduler", "cluster worker"]
+        "", "moves", "match", "solve", "tournament", "report", "merge", "sprt", "play", "games", "replay", "repro",
+        "analyse", "export", "import", "validate", "class", "cluster", "cluster certs", "cluster scheduler",
+        "cluster worker"]
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda path: " ".join(path) or "arena")

@@ -182,3 +182,26 @@ def test_solver_keeps_its_table_within_its_size_and_counts_nodes() -> None:
 def test_solver_refuses_a_position_of_another_size() -> None:
     with pytest.raises(PositionError, match="a 6x6 position given to a 7x6 solver"):
         Solver(7, 6).solve(parse_moves("1", 6, 6))
+
+
+def test_solve_with_a_node_budget_raises_out_of_budget_and_stays_usable() -> None:
+    from engines.connect4_solver import OutOfBudget
+
+    solver = Solver(7, 6)
+    with pytest.raises(OutOfBudget):
+        solver.solve(parse_moves(""), max_nodes=5000)
+    assert solver.nodes == 5000
+    # The bounds kept from the stopped search are proven ones: the next answers are exact.
+    assert solver.solve(parse_moves("2252576253462244111563365343671351441"), max_nodes=100_000) == -1
+    assert solver.solve(parse_moves("112233"), max_nodes=1_000_000) == 18
+
+
+def test_solve_with_a_past_deadline_raises_out_of_budget_at_its_first_look() -> None:
+    import time
+
+    from engines.connect4_solver import OutOfBudget
+
+    solver = Solver(7, 6)
+    with pytest.raises(OutOfBudget):
+        solver.solve(parse_moves("4"), deadline=time.monotonic() - 1)
+    assert solver.nodes == 0

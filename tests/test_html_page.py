@@ -88,6 +88,8 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     db = folder / "pages.sqlite"
     done = run_program([ARENA, "tournament", str(folder / "pages.yaml"), "--db", str(db), "--no-progress"], timeout=300)
     assert done.returncode == 0, done.stderr
+    analysed = run_program([ARENA, "analyse", str(db), "--budget", "1", "--no-progress"], timeout=300)
+    assert analysed.returncode == 0, analysed.stderr
     code, _, err = arena("report", db, "--html", folder / "html")
     assert code == 0, err
     return db, pages_of(folder / "html")
@@ -143,11 +145,12 @@ RENDERED = {
     "tournaments.config_json inside", "engines.command", "engines.program", "engines.sha256",
     "games.game_id", "games.pair_key", "games.n", "games.reason", "games.finished_at", "games.fault_json inside",
     "games.tournament_id", "moves.engine", "moves.board", "moves.detail", "moves.warnings_json inside",
+    "analyses.kind", "analyses.analysed_at", "analyses.finding_json note",
 }
 """The fields whose hostile text a report shows (or leaves out) as text: a game whose tournament_id
 is text belongs to no tournament and is left out. Every other field holds something a report
 computes with, and text there is damage, refused in one line."""
-NO_TEXT = {"tournaments.id", "games.id"}
+NO_TEXT = {"tournaments.id", "games.id", "analyses.game"}
 """Integer primary keys: SQLite refuses text there."""
 
 
@@ -169,6 +172,8 @@ def cases(db: Path, text: str) -> Iterator[tuple[str, list[tuple[str, tuple[Any,
         for game, fault in faults]
     yield "moves.warnings_json inside", [("UPDATE moves SET warnings_json = ?",
                                           (json.dumps([{"kind": "lines-after-answer", "text": text}]),))]
+    yield "analyses.finding_json note", [("UPDATE analyses SET finding_json = json_set(finding_json, '$.note', ?)",
+                                          (text,))]
 
 
 def report_of(db: Path, folder: Path, statements: list[tuple[str, tuple[Any, ...]]]) -> str:
@@ -201,7 +206,7 @@ def test_hostile_text_in_any_stored_field_never_becomes_a_tag(clean: tuple[Path,
         seen[field] = outcome
     assert {field for field, outcome in seen.items() if outcome == "rendered"} == RENDERED
     assert {field for field, outcome in seen.items() if outcome == "no text"} == NO_TEXT
-    assert len(seen) == len(columns(db)) + 3
+    assert len(seen) == len(columns(db)) + 4
 
 
 ENGINE_NAME = HOSTILE.replace("<!-- ", "")

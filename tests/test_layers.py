@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tournament", ("harness.tournament",)),
     ("validate", ("harness.validate",)),
     ("report", ("harness.report",)),
+    ("analysis", ("harness.analysis",)),
     ("store", ("harness.store",)),
     ("match", ("harness.match",)),
     ("referee", ("harness.referee",)),

@@ -232,3 +232,31 @@ def test_a_page_with_only_weak_categories_does_not_head_its_failures_as_a_fail(
         "tactics": "weak"}
     assert "<h2 id='failed' class='weak'>Failed checks (" in page.read_text()
     assert "<h2 id='failed' class='fail'>Failed checks (" in failing_page[1].read_text()
+
+
+def test_each_strength_game_is_analysed_after_play_and_its_losing_move_marked_on_the_page(
+        validated: tuple[dict[str, Any], Path]) -> None:
+    from harness.analysis.losing import Finding
+
+    report, page = validated
+    html = page.read_text()
+    for number, entry in enumerate(report["strength"]["games"], 1):
+        finding = Finding.from_json(entry["analysis"])
+        # The n = 3 table proves, where this machine has built it; else the analysis says so and assesses.
+        if finding.oracle:
+            assert (finding.oracle, finding.method, finding.note, finding.reached_from) == (
+                "the n = 3 tables", "the n = 3 tables", "", 1)
+            assert finding.kind in ("proved", "none")
+        else:
+            assert finding.note.startswith("the n = 3 table (mover win priority) is not built on this machine; ")
+            assert finding.method == "search at depth 4" and finding.kind in ("assessment", "none")
+        details = html[html.index(f"<details id='game-{number}'>"):]
+        details = details[:details.index("</details>")]
+        frames = json.loads(re.search(r'<script type="application/json" class="frames">(.*?)</script>', details)[1])
+        if finding.kind in ("proved", "assessment"):
+            assert f'<tr data-step="{finding.ply}" data-replay="game-{number}-replay" class="losing">' in details
+            assert [index for index, frame in enumerate(frames) if frame["m"]] == [finding.ply]
+            assert f"<div class='analysis {finding.kind}'><p>losing move (" in details
+        else:
+            assert f'data-replay="game-{number}-replay" class="losing"' not in details
+            assert not any(frame["m"] for frame in frames)

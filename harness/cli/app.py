@@ -78,6 +78,8 @@ app.command("games", cls=PlainCommand, short_help="List the stored games.")(resu
 app.command("replay", cls=PlainCommand, short_help="Step through a stored game.")(results.replay_command)
 app.command("repro", cls=PlainCommand,
             short_help="Run a stored engine call again: what it did then, what it does now.")(repro.repro_command)
+app.command("analyse", cls=PlainCommand,
+            short_help="Find each stored game's losing move (proved where an oracle reaches).")(results.analyse_command)
 app.command("export", cls=PlainCommand,
             short_help="Write stored games out: JSON Lines or game sheets.")(results.export_command)
 app.command("import", cls=PlainCommand,

@@ -220,7 +220,10 @@ def replay_command(
     game_id: Annotated[str, typer.Argument(help="The game's number (from arena games) or its key.")],
     show_all: Annotated[bool, typer.Option("--all", help="Print every board at once (for a pipe).")] = False,
 ) -> None:
-    """Step through a stored game: Enter or -> next, <- or Backspace back, Home/End, q quits."""
+    """Step through a stored game: Enter or -> next, <- or Backspace back, Home/End, q quits. The losing
+    move is marked when the game has been analysed (arena analyse)."""
+    from harness.analysis.run import describe, mark_pages, stored_finding
+    from harness.games.registry import get_game
     from harness.store import gamelog
 
     with reading(db), open_results(db) as store:
@@ -229,20 +232,64 @@ def replay_command(
             raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
         row = next(r for r in store.game_rows() if r.id == found)
         record = store.game_record(found)
+        analysis = stored_finding(store, found)
     steps = gamelog.frames(record)
     total = len(record.moves)
+    rules = get_game(record.game)
+    names = {"x": record.x, "o": record.o}
+    pages = [gamelog.describe_frame(record, frame, total) for frame in steps]
+    if analysis is None:
+        ending = [f"not analysed: 'arena analyse {db}' finds the losing move"]
+    else:
+        finding, seconds = analysis
+        pages = mark_pages(pages, [None if frame.move is None else frame.move.ply for frame in steps], finding,
+                           rules, names)
+        ending = [f"analysis ({seconds:.2f} s): " + line.strip() if index == 0 else line
+                  for index, line in enumerate(describe(finding, rules, names))]
+    ending.append(f"result: {record.result} ({record.reason})")
     if show_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
         echo(gamelog.heading(row, record))
-        for frame in steps:
+        for page in pages:
             echo("")
-            echo(gamelog.describe_frame(record, frame, total), lines=True)
+            echo(page, lines=True)
         echo()
-        echo(f"result: {record.result} ({record.reason})")
+        echo("\n".join(visible(line) for line in ending), lines=True)
         return
     from harness.terminal import step_through
 
-    pages = [gamelog.describe_frame(record, frame, total) for frame in steps]
-    step_through(gamelog.heading(row, record), pages, visible(f"result: {record.result} ({record.reason})"))
+    step_through(gamelog.heading(row, record), pages, "\n".join(visible(line) for line in ending))
+
+
+def analyse_command(
+    db: ResultsArgument,
+    tournament_id: TournamentFilterOption = None,
+    budget: Annotated[float, typer.Option(
+        "--budget", min=0.0, metavar="SECONDS",
+        help="Seconds of analysis per game (default 10): the oracle's walk back from the end, then the "
+             "search's assessment of the plies before its reach.")] = 10.0,
+    again: Annotated[bool, typer.Option("--again", help="Analyse games that already have an analysis too.")] = False,
+    progress: ProgressOption = None,
+) -> None:
+    """Find each stored game's losing move: proved by the game's exact oracle where it reaches, else
+    assessed by search; stored with the game (games already analysed are skipped)."""
+    from harness.analysis.run import analyse_stored
+    from harness.progress import bar as progress_bar
+    from harness.progress import wanted
+    from harness.store.store import Store, check_database_file
+
+    if not db.exists():
+        raise UsageError(f"no results database at {db}; check the path")
+    check_database_file(db)
+    with reading(db), Store(db, role="arena analyse") as store:
+        if tournament_id is not None and not store.has_tournament(tournament_id):
+            raise UsageError(f"{db} has no tournament #{tournament_id}")
+        waiting = len(store.game_rows(tournament_id)) - (0 if again else len(store.analysed_ids(tournament_id)))
+        with progress_bar(waiting, "analyse", "game", wanted(progress)) as shown:
+            def analysed(_finding: object) -> None:
+                shown.update(1)
+
+            summary = analyse_stored(store, tournament_id, budget, again, on_game=analysed)
+    echo(summary.line())
 
 
 def export_command(

@@ -71,6 +71,28 @@ M = TypeVar("M", bound=int)
 PLAYERS = "xo"
 """Every game's two sides on the wire: ``x`` moves first, ``o`` second."""
 
+class Oracle(Generic[P]):
+    """An exact judge of a game's positions, for the analysis of finished games (harness.analysis).
+
+    ``score`` answers for the side to move: above 0 won (the larger, the sooner), 0 drawn, below 0 lost
+    (the more negative, the sooner); None when it cannot settle the position by ``deadline`` (a
+    time.monotonic() value). Positions handed to it are never over (no winner, a legal move)."""
+
+    title = ""
+    """What proves the values, in a report's words: ``the n = 3 tables``."""
+
+    def score(self, position: P, deadline: float) -> int | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the oracle holds open (a table file)."""
+
+
+class OracleUnavailable(Exception):
+    """A game's exact oracle exists for this size but not on this machine; the message says why and
+    how to get it."""
+
+
 class RuleOptions:
     """A game's rule options, passed to ``initial``/``position`` (Betsy's win priority)."""
 
@@ -242,6 +264,20 @@ class Game(Generic[P, M]):
     def start_oracle(self) -> Callable[[P], str | None] | None:
         """A judge of start positions: who (``x`` or ``o``) wins one with perfect play, None when it
         cannot say in time; None for a game without an exact solver."""
+        return None
+
+    def oracle(self, size: str, options: RuleOptions | None = None) -> Oracle[P] | None:
+        """The exact judge of this size's positions (harness.analysis proves losing moves with it), or
+        None when there is none; OracleUnavailable when there is one but it cannot be used here."""
+        return None
+
+    assessment_margin = 100
+    """How many points of the searches' evaluation a move may fall short of the best one before an
+    assessment (where no oracle reaches) calls it the losing move."""
+
+    def assessment_evaluation(self) -> Callable[[P], int] | None:
+        """The static evaluation of the strongest search, for assessments where no oracle reaches (its
+        positions must implement engines.search.game.Game); None: this game is never assessed."""
         return None
 
     # --- validation ------------------------------------------------------------------------------

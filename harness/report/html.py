@@ -11,11 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.analysis.losing import Finding
+from harness.analysis.run import describe, stored_finding
 from harness.errors import UsageError
 from harness.store.gamelog import frames
-from harness.games.registry import get_game
+from harness.games.registry import Game, get_game
 from harness.report.charts import box_plot, elo_chart, heat_colour, spark_bars, stacked_bars
-from harness.report.page import Step, esc, page, paths_relative_to, public_word, replay_html, write_assets
+from harness.report.page import (
+    Step, esc, losing_row, page, paths_relative_to, public_word, replay_html, write_assets,
+)
 from harness.match.match import GameRecord
 from harness.referee.protocol import Verdict
 from harness.report.report import FAULT_VERDICTS, QUANTILES, Report, config_seconds, format_points, heading, title_line
@@ -50,8 +54,29 @@ def shaded_rows(game: str, columns: int) -> int:
     return get_game(game).shaded_rows(columns)
 
 
-def game_steps(record: GameRecord) -> tuple[list[Step], int]:
-    """A game's replay steps (the start, then each ply's position and caption), and its board's width."""
+BOARD_MARK = "losing move"
+"""The mark drawn on the board at the losing move's step."""
+
+
+def losing_mark(finding: Finding | None) -> tuple[int, str] | None:
+    """(the losing move's ply, its mark in a moves table) of a finding that has one; else None."""
+    if finding is None or finding.kind not in ("proved", "assessment") or finding.ply is None:
+        return None
+    return finding.ply, "losing move (proved)" if finding.kind == "proved" else "losing move (assessed)"
+
+
+def analysis_html(finding: Finding | None, rules: Game, names: dict[str, str]) -> str:
+    """A game's analysis on a page: the finding's lines, or how to get one."""
+    if finding is None:
+        return "<p class='analysis'>Not analysed: <code>arena analyse DB</code> finds the losing move.</p>"
+    lines = describe(finding, rules, names)
+    return (f"<div class='analysis {esc(finding.kind.replace(' ', '-'))}'><p>{esc(lines[0])}</p>"
+            + "".join(f"<p>{esc(line.strip())}</p>" for line in lines[1:]) + "</div>")
+
+
+def game_steps(record: GameRecord, losing: tuple[int, str] | None = None) -> tuple[list[Step], int]:
+    """A game's replay steps (the start, then each ply's position and caption, the losing move's step
+    marked), and its board's width."""
     rules = get_game(record.game)
     steps = frames(record)
     columns = rules.columns(steps[0].position)
@@ -68,14 +93,17 @@ def game_steps(record: GameRecord) -> tuple[list[Step], int]:
         else:
             what = f"forfeits: {move.verdict.value}{': ' + move.detail if move.detail else ''}"
             column = 0
-        found.append(Step(rules.picture(frame.position, start), column,
-                          f"ply {move.ply}/{total}: {move.player} ({names[move.player]}) {what} ({move.seconds:.2f} s)"))
+        caption = f"ply {move.ply}/{total}: {move.player} ({names[move.player]}) {what} ({move.seconds:.2f} s)"
+        mark = ""
+        if losing is not None and move.ply == losing[0]:
+            caption, mark = f"{caption}: the {losing[1]}", BOARD_MARK
+        found.append(Step(rules.picture(frame.position, start), column, caption, mark))
     last = found[-1]
-    found[-1] = Step(last.board, last.column, f"{last.caption}. Result {record.result}: {record.reason}")
+    found[-1] = Step(last.board, last.column, f"{last.caption}. Result {record.result}: {record.reason}", last.losing)
     return found, columns
 
 
-def _moves_table(record: GameRecord, replay_id: str) -> str:
+def _moves_table(record: GameRecord, replay_id: str, losing: tuple[int, str] | None = None) -> str:
     rules = get_game(record.game)
     rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="5">start, '
             f'{esc(record.start_player)} to move</td></tr>']
@@ -84,9 +112,10 @@ def _moves_table(record: GameRecord, replay_id: str) -> str:
         what = rules.describe_move(move.move) if ok and move.move is not None else "forfeits"
         notes = [move.detail] if move.detail else []
         notes += [str(warning) for warning in move.warnings]
+        marked, note = losing_row(move.ply, losing)
         rows.append(
-            f'<tr data-step="{esc(move.ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(move.ply)}</td>'
-            f"<td>{esc(move.player)} {esc(move.engine)}</td><td>{esc(what)}</td>"
+            f'<tr data-step="{esc(move.ply)}" data-replay="{esc(replay_id)}"{marked}><td class="num">{esc(move.ply)}</td>'
+            f"<td>{esc(move.player)} {esc(move.engine)}</td><td>{esc(what)} {note}</td>"
             f'<td class="num">{esc(f"{move.seconds:.3f}")}</td>'
             f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(move.verdict.value)}</td>'
             f"<td>{'<br>'.join(esc(note) for note in notes)}</td></tr>")
@@ -95,10 +124,13 @@ def _moves_table(record: GameRecord, replay_id: str) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
-def game_page(row: GameRow, record: GameRecord, previous: int | None, following: int | None) -> str:
-    """One game: who played, the replay beside its moves, the result, and a forfeit's evidence."""
+def game_page(row: GameRow, record: GameRecord, previous: int | None, following: int | None,
+              finding: Finding | None = None) -> str:
+    """One game: who played, the replay beside its moves (the losing move marked on both), the result,
+    the analysis, and a forfeit's evidence."""
     rules = get_game(record.game)
-    steps, columns = game_steps(record)
+    losing = losing_mark(finding)
+    steps, columns = game_steps(record, losing)
     links = ['<a href="../index.html">tournament</a>', '<a href="../games.html">all games</a>']
     if previous is not None:
         links.append(f'<a href="{esc(previous)}.html" rel="prev">previous game ({esc(previous)})</a>')
@@ -111,8 +143,10 @@ def game_page(row: GameRow, record: GameRecord, previous: int | None, following:
         f"move; tournament {esc(row.tournament_name)}, round {esc(row.round)}, key <code>{esc(row.key)}</code>; "
         f"finished {esc(row.finished_at)}</p>",
         f'<p class="result"><b>Result {esc(record.result)}</b>: {esc(record.reason)}</p>',
-        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0, _moves_table(record, "replay"),
-                    rules.numbered_rows),
+        replay_html("replay", steps, columns, shaded_rows(record.game, columns), 0,
+                    _moves_table(record, "replay", losing), rules.numbered_rows),
+        "<h2 id='analysis'>The losing move</h2>",
+        analysis_html(finding, rules, {"x": record.x, "o": record.o}),
     ]
     fault = record.fault
     if fault is not None:
@@ -390,7 +424,9 @@ def _write_pages(store: Store, tournament: int, report: Report, folder: Path, on
         record = store.game_record(row.id)
         previous = rows[number - 1].id if number > 0 else None
         following = rows[number + 1].id if number + 1 < len(rows) else None
-        (games_folder / f"{row.id}.html").write_text(game_page(row, record, previous, following), encoding="utf-8")
+        analysis = stored_finding(store, row.id)
+        page_text = game_page(row, record, previous, following, None if analysis is None else analysis[0])
+        (games_folder / f"{row.id}.html").write_text(page_text, encoding="utf-8")
         on_page()
         fault = record.fault
         listed.append(_Listed(row, fault.engine if fault else None, fault.verdict.value if fault else "",

@@ -121,17 +121,20 @@ class Step:
     column: int = 0
     """The column of the move that led here (negative for a Betsy rotation), 0 for none."""
     caption: str = ""
+    losing: str = ""
+    """The mark of the losing move's step (``losing move (proved)``), drawn on the board; empty elsewhere."""
 
 
 def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board", row_numbers: bool = False) -> str:
     """A board (row-major from the top, ``x``/``o``/``.``) as SVG: a circle per cell in board
     order, column numbers below (and row numbers on the left with ``row_numbers``), and a highlight
     of the last move's column that the replay script moves. ``shaded_rows``: the top rows shaded
-    (Betsy's, where lines count). It shrinks to fit a narrow page (harness/report/static/arena.css)."""
+    (Betsy's, where lines count). The losing move's frame and mark (hidden) show at its step. It shrinks
+    to fit a narrow page (harness/report/static/arena.css)."""
     rows = len(board) // columns if columns else 0
     gutter = 8 + 7 * len(str(rows)) if row_numbers else 0
     left, top = 6 + gutter, 6
-    width, height = left + 6 + columns * PITCH, top + rows * PITCH + 34
+    width, height = left + 6 + columns * PITCH, top + rows * PITCH + 50
     parts = [f'<svg class="board" role="img" aria-label="{esc(label)}" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" data-pitch="{PITCH}" data-left="{left}" '
              f'xmlns="http://www.w3.org/2000/svg">',
@@ -154,6 +157,9 @@ def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "boar
         parts += [f'<text class="rowno" x="{left - 6}" y="{top + row * PITCH + PITCH // 2 + 4}">{row + 1}</text>'
                   for row in range(rows)]
     parts.append(f'<text class="rotation" x="{left}" y="{numbers_y + 16}" visibility="hidden">&#x21bb; rotated</text>')
+    parts.append(f'<rect class="losing" x="{left - 2}" y="{top - 2}" width="{columns * PITCH + 4}" '
+                 f'height="{rows * PITCH + 4}" visibility="hidden"/>')
+    parts.append(f'<text class="losing" x="{left}" y="{numbers_y + 32}" visibility="hidden"></text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -166,7 +172,7 @@ def replay_html(element_id: str, steps: list[Step], columns: int, shaded_rows: i
     last = len(steps) - 1
     index = last if start < 0 else min(start, last)
     shown = steps[index]
-    frames = [{"b": step.board, "c": step.column, "t": step.caption} for step in steps]
+    frames = [{"b": step.board, "c": step.column, "t": step.caption, "m": step.losing} for step in steps]
     controls = (
         '<div class="controls">'
         '<button type="button" data-go="first" title="start (Home)" aria-label="start">|&#x25c0;</button>'
@@ -202,17 +208,28 @@ def output_folder(path: Path, option: str) -> Path:
     return path
 
 
-def moves_table(rules: Any, moves: Iterable[Sequence[Any]], names: Mapping[str, str], replay_id: str) -> str:
+def losing_row(ply: object, losing: tuple[int, str] | None) -> tuple[str, str]:
+    """(the class attribute, the note) of a moves table's row for ``ply``: marked when it is the losing
+    move ``losing`` = (its ply, its mark)."""
+    if losing is None or ply != losing[0]:
+        return "", ""
+    return ' class="losing"', f'<span class="losing-note">{esc(losing[1])}</span>'
+
+
+def moves_table(rules: Any, moves: Iterable[Sequence[Any]], names: Mapping[str, str], replay_id: str,
+                losing: tuple[int, str] | None = None) -> str:
     """A replay's table of moves, a row per ply and each a step of the replay ``replay_id``: ply, the
-    player (and its name in ``names``), the move in words (or "forfeits"), seconds, verdict. ``moves``:
-    ``(player, move, board, verdict, seconds, ...)`` as a report's JSON stores them; ``rules``: the Game."""
+    player (and its name in ``names``), the move in words (or "forfeits"), seconds, verdict, and the
+    losing move's mark (``losing``: its ply and mark) on its row. ``moves``: ``(player, move, board,
+    verdict, seconds, ...)`` as a report's JSON stores them; ``rules``: the Game."""
     rows = [f'<tr data-step="0" data-replay="{esc(replay_id)}"><td class="num">0</td><td colspan="4">start</td></tr>']
     for ply, (player, move, _board, verdict, seconds, *_) in enumerate(moves, 1):
         ok = verdict == "ok" and isinstance(move, int) and not isinstance(move, bool)
         what = rules.describe_move(move) if ok else "forfeits"
         shown = f"{seconds:.2f}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else ""
-        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"><td class="num">{esc(ply)}</td>'
-                    f"<td>{esc(player)} {esc(names.get(str(player), ''))}</td><td>{esc(what)}</td>"
+        marked, note = losing_row(ply, losing)
+        rows.append(f'<tr data-step="{esc(ply)}" data-replay="{esc(replay_id)}"{marked}><td class="num">{esc(ply)}</td>'
+                    f"<td>{esc(player)} {esc(names.get(str(player), ''))}</td><td>{esc(what)} {note}</td>"
                     f'<td class="num">{esc(shown)}</td>'
                     f'<td class="{"verdict-ok" if ok else "verdict-fault"}">{esc(verdict)}</td></tr>')
     return ('<table class="data moves"><thead><tr><th class="num">ply</th><th>player</th><th>move</th>'

@@ -106,11 +106,20 @@ CREATE TABLE IF NOT EXISTS moves (
     detail TEXT NOT NULL,
     PRIMARY KEY (game, ply)
 );
+CREATE TABLE IF NOT EXISTS analyses (
+    game INTEGER PRIMARY KEY REFERENCES games(id),
+    kind TEXT NOT NULL,  -- proved, assessment, none, not reached (harness.analysis.losing.KINDS)
+    finding_json TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    budget REAL NOT NULL,
+    analysed_at TEXT NOT NULL
+);
 """
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-WRITERS = {"arena tournament": "give another --db", "arena merge": "merge into another database",
+WRITERS = {"arena tournament": "give another --db", "arena analyse": "analyse a copy of it",
+           "arena merge": "merge into another database",
            "arena import": "import into another database", "arena class": "give another --db", "arena play": "give another --db"}
 """The commands that write a results database, and the advice to a second writer while one runs."""
 
@@ -790,6 +799,44 @@ class Store:
             what = f"seconds: expected a number from 0, got {shown(seconds)}" if isinstance(engine, str) else \
                 f"engine: expected text, got {shown(engine)}"
             raise damaged(self.path, f"game {game}: ply {shown(ply)}: {what}")
+
+    # --- analyses of finished games (harness.analysis) -----------------------------------------------
+
+    def _has_analyses(self) -> bool:
+        """Whether the analyses table exists (a database opened read-only may predate it)."""
+        return self.connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'analyses'").fetchone() is not None
+
+    def analysed_ids(self, tournament: int | None = None) -> set[int]:
+        """The row ids of the games (of one tournament, or all) that have a stored analysis."""
+        if not self._has_analyses():
+            return set()
+        where, args = ("WHERE g.tournament_id = ?", (tournament,)) if tournament is not None else ("", ())
+        return {int(row[0]) for row in self.connection.execute(
+            f"SELECT a.game FROM analyses a JOIN games g ON g.id = a.game {where}", args)}
+
+    def save_analysis(self, game: int, kind: str, finding: dict[str, Any], seconds: float, budget: float) -> None:
+        """A game's analysis, in one transaction (replacing an earlier one)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT OR REPLACE INTO analyses (game, kind, finding_json, seconds, budget, analysed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game, kind, json.dumps(finding, sort_keys=True), seconds, budget,
+                 datetime.now(timezone.utc).isoformat(timespec="seconds")))
+
+    def analysis(self, game: int) -> dict[str, Any] | None:
+        """A game's stored analysis: its finding (a JSON object, checked by harness.analysis) with its
+        ``seconds`` and ``budget``; None when the game has none. StoreError when a value is damaged."""
+        if not self._has_analyses():
+            return None
+        row = self.connection.execute(
+            "SELECT finding_json, seconds, budget FROM analyses WHERE game = ?", (game,)).fetchone()
+        if row is None:
+            return None
+        with self._damage(f"game {game}"):
+            finding = _json_column(row[0], "analysis", dict)
+            fields = Fields({"seconds": row[1], "budget": row[2]})
+            return {"finding": finding, "seconds": fields.number("seconds", 0, 1e9), "budget": fields.number("budget", 0, 1e9)}
 
     def integrity_ok(self) -> bool:
         return bool(self.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")

@@ -9,8 +9,8 @@ if TYPE_CHECKING:
 
 
 def validation_steps(settings: ValidationSettings) -> int:
-    """The steps of ``arena validate``'s bar for a program that answers (one per check asked, one per
-    strength game): what harness.validate.validator and harness.validate.kings_horses report through their
+    """The steps of ``arena validate``'s bar for a program that answers (one per check asked, two per
+    strength game: played, then analysed): what harness.validate.validator and harness.validate.kings_horses report through their
     ``progress`` callback (tests/test_progress.py counts them on real runs)."""
     rules = settings.play.rules
     if rules.own_validation:
@@ -32,5 +32,5 @@ def validation_steps(settings: ValidationSettings) -> int:
             finally:
                 table.close()
     if settings.games > 0:
-        steps += settings.games * (2 if settings.quick else 3)
+        steps += 2 * settings.games * (2 if settings.quick else 3)  # each game played, then analysed
     return steps

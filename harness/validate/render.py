@@ -13,6 +13,9 @@ from typing import Any
 
 from harness.games.errors import PositionError
 from harness.games.registry import Game, get_game
+from harness.analysis.losing import Finding
+from harness.analysis.run import describe
+from harness.report.html import BOARD_MARK, analysis_html, losing_mark
 from harness.report.page import Step, esc, moves_table, page, paths_relative_to, public_word, replay_html
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
@@ -93,6 +96,7 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     warnings = [(name, check) for name, category in report.categories.items()
                 for check in category.checks if check.warning]
     lines.append("")
+    lines += strength_losing_lines(rules, report.strength.get("games") or [])
     if warnings and not verbose:
         lines.append("Warnings:")
         seen = set()
@@ -165,9 +169,35 @@ def _players(entry: dict[str, Any]) -> dict[str, str]:
     return {"x": program, "o": opponent} if entry["student_plays"] == "x" else {"x": opponent, "o": program}
 
 
+def strength_finding(entry: dict[str, Any]) -> Finding | None:
+    """A strength game's analysis (harness.analysis.losing), None for a report without one."""
+    data = entry.get("analysis")
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Finding.from_json(data)
+    except ValueError:
+        return None
+
+
+def strength_losing_lines(rules: Game, games: list[dict[str, Any]]) -> list[str]:
+    """The text report's lines on the program's losing moves in the strength games: one block per game
+    whose first losing move the program played (the page shows every game's analysis)."""
+    lines: list[str] = []
+    for number, entry in enumerate(games, 1):
+        finding = strength_finding(entry)
+        if finding is None or losing_mark(finding) is None or finding.player != entry["student_plays"]:
+            continue
+        lines.append(f"  game {number} (the program as {entry['student_plays']} against {entry['opponent']}, "
+                     f"score {format(entry['score'], 'g')}):")
+        lines += [f"    {line.strip()}" for line in describe(finding, rules, _players(entry))]
+    return ["The program's losing moves in the strength games:", *lines, ""] if lines else []
+
+
 def strength_steps(rules: Game, entry: dict[str, Any]) -> list[Step]:
     """A strength game of the validator's report as replay steps: the start, then each ply (a
-    forfeit keeps the board it was played on)."""
+    forfeit keeps the board it was played on), the losing move's step marked."""
+    losing = losing_mark(strength_finding(entry))
     moves = entry["moves"]
     names = _players(entry)
     board = entry.get("start_board") or ""
@@ -178,16 +208,20 @@ def strength_steps(rules: Game, entry: dict[str, Any]) -> list[Step]:
             board, column, what = after, int(move), rules.describe_move(int(move))
         else:
             column, what = 0, f"forfeits: {verdict}"
-        steps.append(Step(board, column, f"ply {ply}/{len(moves)}: {player} ({names.get(player, player)}) {what} "
-                                         f"({seconds:.2f} s)"))
+        caption = f"ply {ply}/{len(moves)}: {player} ({names.get(player, player)}) {what} ({seconds:.2f} s)"
+        mark = ""
+        if losing is not None and ply == losing[0]:
+            caption, mark = f"{caption}: the {losing[1]}", BOARD_MARK
+        steps.append(Step(board, column, caption, mark))
     if len(steps) > 1:
         last = steps[-1]
-        steps[-1] = Step(last.board, last.column, f"{last.caption}. Result {entry['result']}: {entry['reason']}")
+        steps[-1] = Step(last.board, last.column, f"{last.caption}. Result {entry['result']}: {entry['reason']}",
+                         last.losing)
     return steps
 
 
 def _strength_moves_table(rules: Game, entry: dict[str, Any], replay_id: str) -> str:
-    return moves_table(rules, entry["moves"], _players(entry), replay_id)
+    return moves_table(rules, entry["moves"], _players(entry), replay_id, losing_mark(strength_finding(entry)))
 
 
 def render_html(report: ValidationReport, base: Path | None = None) -> str:
@@ -335,6 +369,9 @@ def _render_html(report: ValidationReport) -> str:
             replay_id = f"game-{number}-replay"
             parts.append(replay_html(replay_id, steps, columns, rules.shaded_rows(columns), 0,
                                      _strength_moves_table(rules, entry, replay_id)))
+        finding = strength_finding(entry)
+        if finding is not None:
+            parts.append(analysis_html(finding, rules, _players(entry)))
         last = next((board for *_, board, _verdict, _seconds in reversed(entry["moves"]) if board), "")
         parts.append(_board_html(report.game, last, size, "final board") + "</details>")
     return page(f"{rules.title} validation", "\n".join(parts), None, scripts=bool(games))

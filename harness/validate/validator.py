@@ -563,7 +563,9 @@ class Validator:
             return record, adjudication, x is student
 
         tasks = [(name, index) for name in opponents for index in range(self.settings.games)]
+        records: list[GameRecord] = []
         for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
+            records.append(record)
             score = score_for_x(adjudication["result"] if adjudication else record.result)
             mine = score if as_x else 1 - score
             results.append((self.game_rules.reference_elo[name], mine))
@@ -573,6 +575,12 @@ class Validator:
                 "adjudication": adjudication, "plies": record.plies, "start_board": record.start_board,
                 "moves": [[m.player, m.move, m.board, m.verdict, m.seconds] for m in record.moves],
             })
+        # Every game is over before any is analysed: the analysis takes no engine's time.
+        from harness.analysis.losing import analyse
+
+        for number, (entry, record) in enumerate(zip(games, records), 1):
+            self.progress(f"strength: analysing game {number}/{len(games)}")
+            entry["analysis"] = analyse(record, STRENGTH_ANALYSIS_BUDGET).to_json()
         for name in opponents:
             against = [entry for entry in games if entry["opponent"] == name]
             points = sum(entry["score"] for entry in against)
@@ -613,6 +621,10 @@ class Validator:
                     "why": f"a draw: no win is proven, and neither side's lead (search score {abs(score)}) is "
                            f"worth a line one pebble short ({lead})"}
         return {"result": "1-0" if winner == "x" else "0-1", "score": score, "why": f"{winner} wins: {why}"}
+
+
+STRENGTH_ANALYSIS_BUDGET = 5.0
+"""Seconds of analysis (harness.analysis.losing) per strength game, after all of them are played."""
 
 
 def _judge_last_pebbles(rules: Category, tactics: Category, wins_at_once: dict[str, bool]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.games.betsy.rules import Position
+from harness.games.game import Oracle
 from harness.rng import Rng
 
 TYPE_CHECKING = False
@@ -42,6 +43,23 @@ def open_table(win_priority: str = "mover") -> Tablebase | None:
         return Tablebase.open_size(3, win_priority)
     except OSError:
         return None
+
+
+class TableOracle(Oracle[Position]):
+    """The n = 3 table as an exact oracle: a win in d plies scores 1000 - d, a loss in d plies
+    -(1000 - d), a draw 0 (a table lookup: never out of time)."""
+
+    title = "the n = 3 tables"
+
+    def __init__(self, table: Tablebase) -> None:
+        self.table = table
+
+    def score(self, position: Position, deadline: float) -> int | None:
+        value, distance = self.table.lookup(position)
+        return int(value) * (1000 - int(distance))
+
+    def close(self) -> None:
+        self.table.close()
 
 
 def value_after(table: Tablebase, position: Position, move: int) -> int:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from harness.games.betsy.rules import WIN_PRIORITIES, Position, initial_position, parse_move, parse_n
 from harness.games.errors import PositionError
-from harness.games.game import Game, RuleOptions
+from harness.games.game import Game, Oracle, OracleUnavailable, RuleOptions
 
 if TYPE_CHECKING:
     from harness.games.betsy.rules import WinPriority
@@ -75,6 +75,29 @@ class Betsy(Game[Position, int]):
         from engines.evaluation import evaluate
 
         return int(evaluate(position))
+
+    def oracle(self, size: str, options: RuleOptions | None = None) -> Oracle[Position] | None:
+        """The solved tables at n = 3 (harness.games.betsy.exact); no oracle at other sizes."""
+        if self.parse_size(size) != "3":
+            return None
+        from harness.games.betsy.exact import TableOracle, open_table
+
+        priority = _priority(options)
+        table = open_table(priority)
+        if table is None:
+            raise OracleUnavailable(
+                f"the n = 3 table ({priority} win priority) is not built on this machine; "
+                f"scripts/build_tablebase.py builds it (into $BETSY_TABLES or ~/.cache/betsy-arena)")
+        return TableOracle(table)
+
+    assessment_margin = 200
+
+    def assessment_evaluation(self) -> Callable[[Position], int]:
+        """The hybrid's evaluation (engines.mcts_alphabeta, the strongest engine's)."""
+        from engines.mcts_alphabeta import evaluate
+
+        evaluation: Callable[[Position], int] = evaluate
+        return evaluation
 
     def suites(self) -> Suites[Position]:
         from harness.games.betsy.suites import BetsySuites

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from harness.games.connect4.rules import Position, initial_position, parse_move, parse_size, size_text
-from harness.games.game import Game, RuleOptions
+from harness.games.game import Game, Oracle, RuleOptions
 
 if TYPE_CHECKING:
     from harness.games.suites import Suites
@@ -46,6 +47,20 @@ class ConnectFour(Game[Position, int]):
     def evaluate(self, position: Position) -> int:
         module: Any = importlib.import_module("engines.connect4_evaluation")
         return int(module.evaluate(position))
+
+    def oracle(self, size: str, options: RuleOptions | None = None) -> Oracle[Position]:
+        """The exact solver, each position within the analysis's deadline (harness.games.connect4.oracle)."""
+        from harness.games.connect4.oracle import SolverOracle
+
+        return SolverOracle(*parse_size(size))
+
+    assessment_margin = 80
+    """Two threats of the evaluation (engines.connect4_evaluation.THREAT)."""
+
+    def assessment_evaluation(self) -> Callable[[Position], int]:
+        module: Any = importlib.import_module("engines.connect4_evaluation")
+        evaluate: Callable[[Position], int] = module.evaluate
+        return evaluate
 
     def suites(self) -> Suites[Position]:
         from harness.games.connect4.suites import ConnectFourSuites

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from harness.games.game import Game, RuleOptions
+from harness.games.game import Game, Oracle, RuleOptions
 from harness.games.kings_horses.rules import (
     PLAYERS, WORDS, Position, describe, parse_move, parse_size, race_lead, random_position, render,
 )
@@ -110,6 +110,12 @@ class KingsHorses(Game[Position, int]):
             return None if word is None else PLAYERS[WORDS.index(word)]
 
         return winner
+
+    def oracle(self, size: str, options: RuleOptions | None = None) -> Oracle[Position]:
+        """The exact solver (harness.games.kings_horses.oracle), which settles any game's positions."""
+        from harness.games.kings_horses.oracle import ExactOracle
+
+        return ExactOracle()
 
 
 def _frame(start: Position) -> tuple[int, int]:

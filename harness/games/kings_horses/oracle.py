@@ -7,6 +7,7 @@ import signal
 import threading
 from typing import Any
 
+from harness.games import game
 from harness.games.kings_horses.rules import WORDS, Position
 
 SOLVER_BUDGET = 1.0
@@ -52,3 +53,22 @@ class Oracle:
     def _winner(self, mover: str, black: Any, white: Any) -> str:
         wins = self.solver.mover_wins(mover, black, white)
         return mover if wins else WORDS[1 - WORDS.index(mover)]
+
+
+class ExactOracle(game.Oracle[Position]):
+    """The solver as an oracle for the analysis of finished games: 1 when the side to move wins, -1
+    when it loses (the game has no draws), None when not settled by the deadline."""
+
+    title = "the King's Horses solver"
+
+    def __init__(self) -> None:
+        self.oracle = Oracle()
+
+    def score(self, position: Position, deadline: float) -> int | None:
+        import time
+
+        budget = deadline - time.monotonic()
+        if budget <= 0:
+            return None
+        word = self.oracle.winner(position, budget)
+        return None if word is None else 1 if word == position.word else -1

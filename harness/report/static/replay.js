@@ -1,6 +1,7 @@
 // Betsy Arena replays: step through a game's positions with the buttons, the slider, a click on a
 // move, or the keys (left/right arrow, Home, End). Each .replay holds its frames as JSON
-// ({b: board, c: column of the move or 0, t: caption}); every text goes in with textContent.
+// ({b: board, c: column of the move or 0, t: caption, m: the losing move's mark or ""}); every text
+// goes in with textContent.
 "use strict";
 (function () {
   var replays = [];
@@ -16,6 +17,7 @@
     var cells = svg.querySelectorAll(".cell");
     var lastcol = svg.querySelector(".lastcol");
     var rotation = svg.querySelector(".rotation");
+    var losing = svg.querySelectorAll(".losing");
     var pitch = Number(svg.getAttribute("data-pitch"));
     var left = Number(svg.getAttribute("data-left"));
     var caption = root.querySelector(".caption");
@@ -60,6 +62,13 @@
       if (rotation) {
         rotation.setAttribute("x", String(left + (Math.abs(column) - 0.5) * pitch));
         rotation.setAttribute("visibility", column < 0 ? "visible" : "hidden");
+      }
+      var mark = frames[k].m || "";
+      for (var m = 0; m < losing.length; m++) {
+        losing[m].setAttribute("visibility", mark ? "visible" : "hidden");
+        if (losing[m].tagName.toLowerCase() === "text") {
+          losing[m].textContent = mark;
+        }
       }
       caption.textContent = frames[k].t;
       counter.textContent = "ply " + k + " / " + (frames.length - 1);

@@ -1,0 +1,30 @@
+"""The exact Connect Four solver (engines/connect4_solver.py) as an oracle with a deadline per position,
+for the analysis of finished games."""
+
+from __future__ import annotations
+
+from harness.games.connect4.rules import Position
+from harness.games.game import Oracle
+
+
+class SolverOracle(Oracle[Position]):
+    """Pons's scores (engines.connect4_solver) for one board size, the solver's table kept from one
+    position to the next; None for a position not solved by the deadline."""
+
+    title = "the Connect Four solver"
+
+    def __init__(self, width: int, height: int) -> None:
+        from engines.connect4_solver import Solver
+
+        self.solver = Solver(width, height)
+
+    def score(self, position: Position, deadline: float) -> int | None:
+        from engines.connect4_solver import OutOfBudget, State
+
+        occupied = position.masks[0] | position.masks[1]
+        state = State(position.width, position.height, position.masks[position.turn], occupied, position.plies)
+        try:
+            score: int = self.solver.solve(state, deadline=deadline)
+            return score
+        except OutOfBudget:
+            return None
