@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.validate.validator import REQUIRED, performance_rating
+from harness.validate.validator import REQUIRED, Category, Check, Role, performance_rating
 from tests.conftest import ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
@@ -52,6 +52,7 @@ def first_failure(report: dict, category: str) -> dict:
         ("hardcoded_n5.py", {"protocol", "rules", "robustness", "tactics"}, 1),
         ("ignores_clock.py", {"time", "tactics"}, 1),
         ("last_pebble_off_by_one.py", {"rules", "tactics"}, 1),
+        ("misses_drop_wins_as_o.py", {"tactics"}, 0),
     ],
 )
 def test_sample_student_fails_exactly_the_expected_categories(
@@ -134,17 +135,63 @@ def test_a_program_slow_as_one_colour_is_told_the_colour() -> None:
     assert all(call["player"] == "o" for call in time["checks"][0]["slowest"])
 
 
-def test_a_student_that_never_drops_its_last_pebble_fails_rules_and_a_weak_one_is_not_blamed() -> None:
+def test_a_student_that_never_drops_its_last_pebble_fails_rules_and_each_verdict_names_its_control() -> None:
+    # sahil6's pattern: its supply count is one short, so it rotates where its last pebble wins; with
+    # pebbles to spare it drops to win (the controls), so the misses are rules faults.
     _, report = validate(f"python3 {STUDENTS / 'last_pebble_off_by_one.py'}")
-    missed = [c for c in report["categories"]["rules"]["checks"] if c["status"] == "fail"]
-    assert missed and all("-last-pebble-" in c["id"] for c in missed)
-    assert all(c["detail"].endswith("so it does not see its last pebble (its supply count is off by one?)")
-               for c in missed)
-    # A random mover misses such drops too, but it takes no wins anywhere: not a supply fault.
+    rules, tactics = report["categories"]["rules"], report["categories"]["tactics"]
+    missed = {c["id"]: c for c in rules["checks"] if c["status"] == "fail"}
+    assert sorted(missed) == sorted(f"n{n}-{p}-last-pebble-1" for n in (3, 5, 8) for p in "xo")
+    assert missed["n3-x-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed a winning drop as x with its last pebble, though it played one with "
+        "pebbles to spare (1 in tactics/n3-x-drop-to-win-1): it does not drop its last pebble (its supply count "
+        "is one short)")
+    assert missed["n5-o-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed the drop that stops x's line as o with its last pebble, though it "
+        "played one with pebbles to spare (4 in tactics/n5-o-drop-to-block-1): it does not drop its last pebble "
+        "(its supply count is one short)")
+    controls = {c["id"]: c for c in tactics["checks"]}
+    for check in missed.values():
+        control = controls[check["control"]]
+        assert control["status"] == "pass" and control["player"] == check["player"] and control["n"] == check["n"]
+        assert control["move"] in control["solutions"] and control["move"] > 0
+    assert rules["summary"].endswith("Fix: count the pebble still in hand: the last one can be dropped, and here "
+                                     "dropping it wins at once or stops a line")
+
+
+def test_a_student_that_misses_drop_wins_as_o_is_weak_at_tactics_not_failed_on_rules() -> None:
+    # patidev's pattern: its supply count is right, it finds wins by rotation, and as o it misses wins by
+    # a drop, with pebbles to spare too (the control): a tactics miss, not a rules fault.
+    code, report = validate(f"python3 {STUDENTS / 'misses_drop_wins_as_o.py'}")
+    assert code == 0
+    rules, tactics = report["categories"]["rules"], report["categories"]["tactics"]
+    assert rules["status"] == "pass"
+    assert {c["id"] for c in rules["checks"] if "-last-pebble-" in c["id"]} == {
+        "n3-x-last-pebble-1", "n5-x-last-pebble-1", "n5-o-last-pebble-1", "n8-x-last-pebble-1"}
+    by_id = {c["id"]: c for c in tactics["checks"]}
+    assert by_id["n3-o-last-pebble-1"]["status"] == "fail"
+    assert by_id["n3-o-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed a winning drop as o with its last pebble; it also missed one with "
+        "pebbles to spare (tactics/n3-o-drop-to-win-1), so this is a tactics miss, not a supply count")
+    assert by_id["n3-o-last-pebble-1"]["control"] == "n3-o-drop-to-win-1"
+    assert by_id["n3-o-drop-to-win-1"]["status"] == "fail"
+    assert by_id["n3-o-drop-to-win-1"]["detail"] == "played -1; the solving moves are [1]"
+    assert by_id["n3-x-drop-to-win-1"]["status"] == "pass"
+    assert tactics["status"] == "weak"
+    assert tactics["summary"].endswith(
+        "Fix: look at every move, drops and rotations alike, for one that completes your line at once or stops "
+        "the opponent's")
+    assert report["verdict"].startswith("PASS: protocol, rules, time and robustness are all right; tactics weak (")
+
+
+def test_a_random_mover_missing_last_pebble_drops_is_not_blamed_for_its_supply() -> None:
+    # It misses such drops with pebbles to spare as well: each miss is a tactics miss, never a rules fault.
     _, report = validate(f"python3 {STUDENTS / 'random_legal.py'}")
-    pebbles = [c for c in report["categories"]["rules"]["checks"] if "-last-pebble-" in c["id"]]
-    assert {c["status"] for c in pebbles} <= {"pass", "not judged"}
     assert report["categories"]["rules"]["status"] == "pass"
+    moved = [c for c in report["categories"]["tactics"]["checks"] if "-last-pebble-" in c["id"]]
+    assert moved and all(c["status"] == "fail" and c["detail"].endswith(
+        f"it also missed one with pebbles to spare (tactics/{c['control']}), so this is a tactics miss, not a supply "
+        "count") for c in moved)
 
 
 def test_student_ignoring_the_supply_is_caught_dropping_with_no_pebble_in_hand() -> None:
@@ -365,3 +412,37 @@ def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_
     assert killed["warning"] and killed["detail"] == (
         f"{calls} of {calls} calls that answered were still running at the deadline and were killed (their last "
         "answer counted)")
+
+
+def _missed_last_pebble(move: int, control_passed: bool | None) -> tuple[Category, Category]:
+    """The rules and tactics of a report where n3-o-last-pebble-1 was answered with ``move``, and its
+    control passed (True), failed (False) or was never answered (None)."""
+    from harness.games.betsy.suites import last_pebble_suite
+    from harness.games.registry import get_game
+    from harness.validate.validator import _judge_last_pebbles
+
+    case = next(c for c in last_pebble_suite((3,)) if c.position.player == "o")
+    rules = Category("rules", [Check(case.id, False, f"played {move}", board=case.position.board(), size="3",
+                                     player="o", verdict="ok", move=move, kind="last-pebble")])
+    tactics = Category("tactics", [], role=Role.GRADED)
+    if control_passed is not None:
+        tactics.checks.append(Check(case.control, control_passed, "", verdict="ok", move=1))
+    _judge_last_pebbles(rules, tactics, {case.id: case}, get_game("betsy"))
+    return rules, tactics
+
+
+def test_a_last_pebble_miss_by_another_drop_is_a_tactics_miss_whatever_the_control() -> None:
+    rules, tactics = _missed_last_pebble(1, True)  # the solution is the drop 3: it dropped its last pebble
+    assert rules.checks == [] and [c.id for c in tactics.checks] == ["n3-o-drop-to-win-1", "n3-o-last-pebble-1"]
+    assert tactics.checks[1].detail == (
+        "played 1 (drops into column 1): missed a winning drop as o with its last pebble; its move is a drop too, "
+        "so it counts that pebble: this is a tactics miss, not a supply count")
+
+
+def test_a_last_pebble_miss_without_an_answered_control_is_a_tactics_miss() -> None:
+    rules, tactics = _missed_last_pebble(-1, None)
+    assert rules.checks == [] and tactics.checks[0].detail == (
+        "played -1 (rotates column 1): missed a winning drop as o with its last pebble; no control (the same kind "
+        "of move with pebbles to spare) was answered, so this is a tactics miss, not a supply count")
+    rules, tactics = _missed_last_pebble(-1, True)
+    assert [c.id for c in rules.checks] == ["n3-o-last-pebble-1"] and rules.checks[0].control == "n3-o-drop-to-win-1"

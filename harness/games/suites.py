@@ -49,6 +49,9 @@ class Case(Generic[AskedT]):
     expected: frozenset[int] | None = None
     """For tactics and the last pebble: exactly the right moves, every other legal move proven wrong
     (None: any legal move with the right board)."""
+    control: str = ""
+    """The id of the case whose answer makes a miss here a rules fault (the last pebble's: the same
+    kind of move with pebbles to spare); empty when the case has none."""
 
 
 # --- tactics ----------------------------------------------------------------------------------
@@ -397,6 +400,10 @@ class Suites(Generic[AskedT]):
         raise NotImplementedError
 
     def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
+        return []
+
+    def controls(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
+        """The controls the last-pebble cases name (``Case.control``), asked as tactics."""
         return []
 
     def game_plies(self, size: str, quick: bool) -> int:

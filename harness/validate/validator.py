@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
+from harness.games.game import PLAYERS
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
 from harness.games.suites import Case, Suites
@@ -119,6 +120,13 @@ class Check:
     slowest: list[dict[str, Any]] = field(default_factory=list)
     """A time check's slowest calls, slowest first: ``{"id", "size", "player", "seconds", "answered"}``
     (``seconds`` is when the answer came, or when a call with no answer was stopped)."""
+    move: int | None = None
+    """The move the program answered (legal or not; None without an answer)."""
+    solutions: list[int] = field(default_factory=list)
+    """A check with a proven answer: exactly the right moves (empty: any legal move)."""
+    control: str = ""
+    """The check this one's category rests on: a last-pebble miss is a rules fault only when the program
+    passed its control (``tactics/<control>``: the same kind of move with pebbles to spare)."""
 
     @property
     def n(self) -> int:
@@ -276,8 +284,8 @@ class Validator:
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
-        self.last_pebble_wins: dict[str, bool] = {}
-        """Per last-pebble check: whether its drops win at once (else they stop the opponent's line)."""
+        self.last_pebble_cases: dict[str, Case[Position]] = {}
+        """The last-pebble cases asked, by id (their misses are judged against their controls)."""
 
     # --- one call -----------------------------------------------------------------------------
 
@@ -294,7 +302,8 @@ class Validator:
         return result
 
     def check(self, category: Category, check_id: str, position: Position, expected: str,
-              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> None:
+              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None,
+              solutions: frozenset[int] | None = None) -> None:
         """Ask about ``position`` for ``category``; by default a check passes when the verdict is ok.
 
         The call runs in the validator's pool (``ValidationSettings.concurrency`` at a time): the Check is
@@ -302,7 +311,7 @@ class Validator:
         check = Check(check_id, False, "not judged: not run", judged=False)
         category.checks.append(check)
         self.pending.append(self.pool.submit(self._run_check, f"{category.name}/{check_id}", check, position,
-                                             expected, judge))
+                                             expected, judge, sorted(solutions or ())))
 
     def settle(self) -> None:
         """Wait for every check asked so far."""
@@ -311,7 +320,7 @@ class Validator:
         self.pending.clear()
 
     def _run_check(self, label: str, check: Check, position: Position, expected: str,
-                   judge: Callable[[CallResult], tuple[bool, str, bool]] | None) -> None:
+                   judge: Callable[[CallResult], tuple[bool, str, bool]] | None, solutions: list[int]) -> None:
         check_id = check.id
         self.progress(check_id)
         result = self.call(label, position)
@@ -325,15 +334,19 @@ class Validator:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
-        filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged,
+        filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged, solutions=solutions,
                        **_evidence(result, position, check_id))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
 
     def finish(self, category: Category) -> Category:
-        """Wait for the category's checks and write its summary."""
+        """Wait for the category's checks and write its summary (with the fixes of its kinds of
+        position: a ``category:kind`` key of ``Suites.fixes`` is that kind's fix in that category)."""
         self.settle()
-        category.summary = summary(category, self.game_rules, self.suites.fixes, self.game_rules.answer_form)
+        fixes = self.suites.fixes
+        own = {key.partition(":")[2]: fix for key, fix in fixes.items() if key.startswith(f"{category.name}:")}
+        shared = {key: fix for key, fix in fixes.items() if ":" not in key}
+        category.summary = summary(category, self.game_rules, {**shared, **own}, self.game_rules.answer_form)
         return category
 
     # --- categories ---------------------------------------------------------------------------
@@ -384,10 +397,8 @@ class Validator:
         for case in self.suites.rules(self.sizes, self.settings.quick):
             self.check(category, case.id, case.position, case.description)
         for case in self.suites.last_pebble(self.sizes):
-            mover = case.position.turn
-            self.last_pebble_wins[case.id] = all(
-                case.position.after(move).winner() == mover for move in case.expected or ())
-            self.check(category, case.id, case.position, case.description, _tactic_judge(case))
+            self.last_pebble_cases[case.id] = case
+            self.check(category, case.id, case.position, case.description, _tactic_judge(case), case.expected)
         return self.finish(category)
 
     def robustness(self) -> Category:
@@ -398,9 +409,9 @@ class Validator:
 
     def tactics(self) -> Category:
         category = make_category("tactics")
-        for case in self.suites.tactics(self.sizes, self.settings.quick):
+        for case in [*self.suites.tactics(self.sizes, self.settings.quick), *self.suites.controls(self.sizes)]:
             self.check(category, case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
-                       _tactic_judge(case))
+                       _tactic_judge(case), case.expected)
         return self.finish(category)
 
     def time(self) -> Category:
@@ -612,25 +623,43 @@ class Validator:
         return {"result": "1-0" if winner == "x" else "0-1", "score": score, "why": f"{winner} wins: {why}"}
 
 
-def _judge_last_pebbles(rules: Category, tactics: Category, wins_at_once: dict[str, bool]) -> None:
-    """A missed last-pebble drop is a rules fault only for a program that takes such chances
-    elsewhere (it wins at once, or stops a line, in the tactics positions): then it did not see its
-    last pebble, an off-by-one on the supply. A program that never does tells nothing here."""
-    kinds = {"win": "-win-in-one-", "stop": "-block-"}
-    for check in rules.checks:
-        if check.id not in wins_at_once or not check.judged or check.passed:
+def _judge_last_pebbles(rules: Category, tactics: Category, cases: dict[str, Case[Position]], game: Game) -> None:
+    """Where a missed last-pebble move counts. It is a rules fault (a supply count one short) only
+    when the program played another kind of move and, with pebbles to spare, played the same kind of
+    move in the case's control (``Case.control``, asked among the tactics). Otherwise it is a tactics
+    miss, moved to the tactics category and said as such: the program also missed the control, or
+    played the right kind of move (so it counts that pebble), or no control was answered."""
+    controls = {check.id: check for check in tactics.checks}
+    for check in list(rules.checks):
+        case = cases.get(check.id)
+        if (case is None or not check.judged or check.passed or not case.expected
+                or check.verdict != Verdict.OK.value or check.move is None):
+            continue  # not a missed move (an illegal move or a wrong board is a rules fault of its own)
+        position = case.position
+        kind = game.move_kind(min(case.expected))
+        other = PLAYERS[position.turn ^ 1]
+        wins = all(position.after(move).winner() == position.turn for move in case.expected)
+        what = f"a winning {kind}" if wins else f"the {kind} that stops {other}'s line"
+        played = f"played {check.move} ({game.describe_move(check.move)})"
+        missed = f"{played}: missed {what} as {check.player} with its last pebble"
+        control = controls.get(case.control) if case.control else None
+        check.control = case.control
+        if game.move_kind(check.move) == kind:
+            check.detail = (f"{missed}; its move is a {kind} too, so it counts that pebble: this is a tactics "
+                            "miss, not a supply count")
+        elif control is not None and control.judged and control.passed:
+            check.detail = (f"{missed}, though it played one with pebbles to spare ({control.move} in "
+                            f"tactics/{control.id}): it does not {kind} its last pebble (its supply count is one "
+                            "short)")
             continue
-        kind = "win" if wins_at_once[check.id] else "stop"
-        elsewhere = [c for c in tactics.checks if kinds[kind] in c.id and c.judged]
-        if elsewhere and all(c.passed for c in elsewhere):
-            check.detail += (f"; the program {'wins at once' if kind == 'win' else 'stops lines'} in the "
-                             f"tactics positions, so it does not see its last pebble (its supply count is "
-                             f"off by one?)")
+        elif control is not None and control.judged:
+            check.detail = (f"{missed}; it also missed one with pebbles to spare (tactics/{control.id}), so this "
+                            "is a tactics miss, not a supply count")
         else:
-            check.judged = False
-            check.detail = (f"not judged: {check.detail}; the program does not "
-                            f"{'take wins in one' if kind == 'win' else 'stop lines'} in the tactics "
-                            f"positions either, so this says nothing about its supply")
+            check.detail = (f"{missed}; no control (the same kind of move with pebbles to spare) was answered, "
+                            "so this is a tactics miss, not a supply count")
+        rules.checks.remove(check)
+        tactics.checks.append(check)
 
 
 def _game_end(entry: dict[str, Any]) -> str:
@@ -661,7 +690,8 @@ def _evidence(result: CallResult, position: Position, check_id: str) -> dict[str
     return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
                 player=position.player, printed=printed, printed_cut=cut,
                 stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3),
-                kind=kind_of(check_id, position.size_text, position.player), verdict=result.verdict.value)
+                kind=kind_of(check_id, position.size_text, position.player), verdict=result.verdict.value,
+                move=result.move)
 
 
 def _larger_boards(late: list[Call], ran: list[Call]) -> str:
@@ -893,8 +923,10 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
-        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_wins)
+        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_cases,
+                            validator.game_rules)
         validator.finish(categories["rules"])
+        validator.finish(categories["tactics"])
         categories["strength"], strength = validator.strength()
         categories["time"] = validator.time()
     ordered = {name: categories[name] for name in CATEGORIES}
