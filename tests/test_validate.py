@@ -446,3 +446,51 @@ def test_a_last_pebble_miss_without_an_answered_control_is_a_tactics_miss() -> N
         "of move with pebbles to spare) was answered, so this is a tactics miss, not a supply count")
     rules, tactics = _missed_last_pebble(-1, True)
     assert [c.id for c in rules.checks] == ["n3-o-last-pebble-1"] and rules.checks[0].control == "n3-o-drop-to-win-1"
+
+
+def test_a_fix_that_names_a_cause_is_given_only_where_the_move_shows_that_cause() -> None:
+    from harness.games.betsy.rules import Position
+    from harness.games.betsy.suites import BetsySuites, rotated_wrong_way
+
+    suites = BetsySuites()
+    no_pebbles = Position.from_text("3", "o", "..xx.oooooxxoxooxo")  # o has all 9 on the board
+    assert no_pebbles.pebbles_in_hand(1) == 0
+    assert suites.proves_fix("no-pebbles-in-hand/illegal-move", no_pebbles, 2, None)
+    assert not suites.proves_fix("no-pebbles-in-hand/illegal-move", no_pebbles, 4, None)  # out of range
+    # Column 2 holds (top first) o x x x: the right way brings its bottom x to the top, the wrong way
+    # its top o to the bottom.
+    assert no_pebbles.after(-2).board() == "..xx.ooxoooxoxooxo"
+    assert rotated_wrong_way(no_pebbles, 1) == "..xx.ooxooxxoxoooo"
+    assert suites.proves_fix("no-pebbles-in-hand/board-mismatch", no_pebbles, -2, "..xx.ooxooxxoxoooo")
+    assert not suites.proves_fix("no-pebbles-in-hand/board-mismatch", no_pebbles, -2, "..xx.ooxoooxoxooxx")
+    full = Position.from_text("3", "x", "x..o..x..o..xo.oxx")
+    assert suites.proves_fix("full-columns/illegal-move", full, 1, None)
+    assert not suites.proves_fix("full-columns/illegal-move", full, -1, None)
+
+
+@pytest.mark.parametrize(("stderr", "hint"), [
+    ("SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+     "this is Python 2 code: run it with Python 3 and make print a function, print(...)"),
+    ("    print(1\nSyntaxError: '(' was never closed", "fix the syntax error shown on stderr"),
+    ("ModuleNotFoundError: No module named 'numpy'", "a module it imports is not installed here: install it, or do "
+                                                    "without it"),
+    ("ImportError: cannot import name 'solve' from 'helpers'", "an import failed: fix what the ImportError on stderr "
+                                                               "names"),
+])
+def test_a_hint_from_the_error_output_says_only_what_the_interpreter_said(stderr: str, hint: str) -> None:
+    from harness.validate.validator import fix_hint
+
+    assert fix_hint(Check("answers", False, "no-answer: exited with status 1", stderr=stderr)) == hint
+
+
+def test_a_connect4_full_column_fix_is_given_only_for_a_move_into_a_full_column() -> None:
+    from harness.games.connect4.rules import initial_position
+    from harness.games.connect4.suites import ConnectFourSuites
+
+    position = initial_position(7, 6)
+    for _ in range(6):
+        position.push(3)
+    suites = ConnectFourSuites()
+    assert suites.proves_fix("full-column/illegal-move", position, 3, None)
+    assert not suites.proves_fix("full-column/illegal-move", position, 8, None)  # a column that does not exist
+    assert not suites.proves_fix("full-column/illegal-move", position, 0, None)

@@ -379,6 +379,13 @@ class Suites(Generic[AskedT]):
     """The one change that fixes a failure, by kind of position (a case id without size, colour and
     number), or by ``kind/verdict``; the validator's summaries name it."""
 
+    def proves_fix(self, key: str, position: AskedT, move: int, board: str | None) -> bool:
+        """Whether a failed check proves the cause the fix ``key`` (of ``fixes``) names: its position,
+        the move the program answered and the board it printed (None if none). A fix of a kind of
+        position alone (a tactic missed) is what was seen; a ``kind/verdict`` fix names a cause, and
+        is given only where the move shows it."""
+        return "/" not in key
+
     def protocol_position(self) -> AskedT:
         """The first position asked: a well-known one, answered by any working program."""
         raise NotImplementedError

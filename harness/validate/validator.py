@@ -25,6 +25,8 @@ from harness.games.game import PLAYERS
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
 from harness.games.suites import Case, Suites
+from harness.games.errors import PositionError
+from harness.games.wire import parse_answer_line
 from harness.referee.protocol import Clock, Verdict, WarningKind
 from harness.referee.referee import CallResult, Limits, ask
 from harness.match.settings import GameSettings
@@ -346,8 +348,21 @@ class Validator:
         fixes = self.suites.fixes
         own = {key.partition(":")[2]: fix for key, fix in fixes.items() if key.startswith(f"{category.name}:")}
         shared = {key: fix for key, fix in fixes.items() if ":" not in key}
-        category.summary = summary(category, self.game_rules, {**shared, **own}, self.game_rules.answer_form)
+        category.summary = summary(category, self.game_rules, {**shared, **own}, self.game_rules.answer_form,
+                                   proves=self._proves)
         return category
+
+    def _proves(self, check: Check, key: str) -> bool:
+        """Whether the check's position, move and printed board prove the cause of the fix ``key``
+        (``Suites.proves_fix``); a check without them proves none of a kind/verdict fix."""
+        if check.move is None or not check.board:
+            return "/" not in key
+        try:
+            position = self.game_rules.position(check.size, check.player, check.board, self.settings.play.options)
+        except (ValueError, PositionError):
+            return False
+        answer = next((found for found in map(parse_answer_line, reversed(check.printed)) if found), None)
+        return self.suites.proves_fix(key, position, check.move, answer[1] if answer else None)
 
     # --- categories ---------------------------------------------------------------------------
 
@@ -838,12 +853,17 @@ def size_bound(failed: list[Place], asked: list[Place], rules: Game) -> str:
             "command line (its first argument), never assume one")
 
 
-def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD") -> str:
+Proves = Callable[[Check, str], bool]
+"""Whether a check's evidence proves the cause a fix (by its key) names: a fix is given only then."""
+
+
+def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
+            proves: Proves | None = None) -> str:
     """The one change that fixes most of ``failed``: the fix of the commonest kind of position and
-    verdict that has one of its own (``fixes``, keyed ``kind/verdict`` or ``kind``), else what the
-    program's error output shows (``fix_hint``), else the fix of the commonest verdict; empty when
-    none is known."""
-    own = Counter(key for key in (_own_fix(check, fixes) for check in failed) if key)
+    verdict that has one of its own (``fixes``, keyed ``kind/verdict`` or ``kind``) and whose cause
+    the check's evidence proves (``proves``), else what the program's error output shows
+    (``fix_hint``), else the fix of the commonest verdict; empty when none is known."""
+    own = Counter(key for key in (_own_fix(check, fixes, proves) for check in failed) if key)
     if own:
         order = list(fixes)
         return fixes[min(own, key=lambda key: (-own[key], order.index(key)))]
@@ -854,21 +874,25 @@ def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE
     return VERDICT_FIXES[verdicts.most_common(1)[0][0]] if verdicts else ""
 
 
-def _own_fix(check: Check, fixes: dict[str, str]) -> str:
-    """The key of ``fixes`` for this check's kind and verdict, or for its kind; empty if neither."""
-    return next((key for key in (f"{check.kind}/{check.verdict}", check.kind) if key in fixes), "")
+def _own_fix(check: Check, fixes: dict[str, str], proves: Proves | None = None) -> str:
+    """The key of ``fixes`` for this check's kind and verdict, or for its kind, whose cause the
+    check's evidence proves; empty if neither."""
+    return next((key for key in (f"{check.kind}/{check.verdict}", check.kind)
+                 if key in fixes and (proves is None or proves(check, key))), "")
 
 
 def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
     """How to fix a program that does not answer at all, from what it printed (empty if unknown);
     ``answer_form`` is the game's answer line in words."""
     stderr = check.stderr
-    if "SyntaxError" in stderr and "print" in stderr:
+    if "SyntaxError: Missing parentheses in call to 'print'" in stderr:  # Python 3's words for a print statement
         return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
     if "SyntaxError" in stderr or "IndentationError" in stderr:
         return "fix the syntax error shown on stderr"
-    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
+    if "ModuleNotFoundError: No module named" in stderr:
         return "a module it imports is not installed here: install it, or do without it"
+    if "ImportError" in stderr:
+        return "an import failed: fix what the ImportError on stderr names"
     if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
         return (f"print the answer as the last line of stdout, '{answer_form}'; run the command above "
                 "yourself to see what happens")
@@ -876,7 +900,7 @@ def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
 
 
 def summary(category: Category, rules: Game, fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
-            sizes: bool = True) -> str:
+            sizes: bool = True, proves: Proves | None = None) -> str:
     """A category's one line: how many checks passed; for failures, where they were and the fix."""
     judged = [check for check in category.checks if check.judged]
     unjudged = len(category.checks) - len(judged)
@@ -890,7 +914,7 @@ def summary(category: Category, rules: Game, fixes: dict[str, str], answer_form:
     failed_places = [Place(c.size, c.player, c.kind) for c in failed]
     judged_places = [Place(c.size, c.player, c.kind) for c in judged]
     places = where(failed_places, judged_places, rules, sizes)
-    fix = (sizes and size_bound(failed_places, judged_places, rules)) or fix_for(failed, fixes, answer_form)
+    fix = (sizes and size_bound(failed_places, judged_places, rules)) or fix_for(failed, fixes, answer_form, proves)
     return text + (f": {places}" if places else "") + (f". Fix: {fix}" if fix else "")
 
 

@@ -424,6 +424,17 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
     return cases
 
 
+def rotated_wrong_way(position: Position, column: int) -> str:
+    """The board after rotating ``column`` (0-based) the wrong way: its top pebble to the bottom."""
+    n, height = position.n, position.geometry.height
+    board = list(position.board())
+    cells = [board[r * n + column] for r in range(height) if board[r * n + column] != "."]  # top first
+    cells = cells[1:] + cells[:1]
+    for r in range(height - len(cells), height):
+        board[r * n + column] = cells[r - (height - len(cells))]
+    return "".join(board)
+
+
 def all_moves_lose_position(n: int, seed: int) -> Position | None:
     """A position where every move of the side to move lets the opponent win at once."""
     for attempt in range(3000):
@@ -447,13 +458,34 @@ class BetsySuites(Suites[Position]):
                                              "puts it back on top, the others moving down one",
         "full-columns/illegal-move": "never drop into a full column (n + 3 pebbles): rotate it, or drop elsewhere",
         "empty-columns/board-mismatch": "a pebble dropped into an empty column lands in the bottom row",
-        "last-pebble": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
+        "last-pebble/ok": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
                        "once or stops a line",
         "tactics:last-pebble": "look at every move, drops and rotations alike, for one that completes your line "
                                "at once or stops the opponent's",
         "drop-to-win": Suites.fixes["win-in-one"],
         "drop-to-block": Suites.fixes["block"],
     }
+
+    def proves_fix(self, key: str, position: Position, move: int, board: str | None) -> bool:
+        n, height = position.n, position.geometry.height
+        column = abs(move) - 1
+        if not 0 <= column < n:
+            return key.count("/") == 0
+        if key == "last-pebble/ok":  # a legal move that missed, left under rules only by its control
+            return True
+        if key == "no-pebbles-in-hand/illegal-move":  # a drop with no pebble in hand
+            return move > 0 and position.pebbles_in_hand(position.turn) == 0
+        if key == "full-columns/illegal-move":  # a drop into a full column
+            return move > 0 and position.heights[column] >= height
+        if key == "no-pebbles-in-hand/board-mismatch":  # the printed board is the wrong-way rotation's
+            return move < 0 and board is not None and board == rotated_wrong_way(position, column)
+        if key == "empty-columns/board-mismatch":  # a drop into an empty column, misplaced in that column only
+            if move < 0 or position.heights[column] or board is None or len(board) != n * height:
+                return False
+            right = position.after(move).board()
+            return any(board[i] != right[i] for i in range(len(board))) and all(
+                board[i] == right[i] for i in range(len(board)) if i % n != column)
+        return super().proves_fix(key, position, move, board)
 
     def protocol_position(self) -> Position:
         return Position.from_text("3", "o", SEED_BOARD)
