@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from harness.games.registry import get_game
 from harness.validate.validator import REQUIRED, Category, Check, Role, performance_rating
 from tests.conftest import ROOT, run_program
 
@@ -321,10 +323,10 @@ def test_html_report_is_written_with_boards(tmp_path: Path) -> None:
     assert code == 0
     html = page.read_text()
     assert html.startswith("<!doctype html>")
-    assert "<table class=\"board\">" in html and "Betsy validation" in html
+    assert "<svg class=\"board\"" in html and "Betsy validation" in html
     assert ("<table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th></tr></thead>"
             in html)
-    assert "<tr><th>1</th><th>2</th><th>3</th></tr>" in html  # numbered columns
+    assert re.findall(r'<text class="colno" x="\d+" y="\d+">(\d+)</text>', html)[:3] == ["1", "2", "3"]  # numbered
 
 
 def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_path: Path) -> None:
@@ -343,9 +345,16 @@ def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_
     boards = section.split("<figcaption>")[1:]
     assert [board.split("</figcaption>")[0] for board in boards] == [
         "asked", "the program&#x27;s board", "its move gives"]
-    drawn = ["".join("x" if 'class="x' in cell else "o" if 'class="o' in cell else "."
-                     for cell in board.split("<td")[1:]) for board in boards]
+    drawn = ["".join(cell.replace("e", ".") for cell in re.findall(r'<circle class="cell ([xoe])"', board))
+             for board in boards]
     assert drawn == [check["board"], printed, right]
+    # The move is marked on the boards after it (its column, and the rotation said), as the game pages do.
+    column = abs(int(move))
+    marked = f'<rect class="lastcol" x="{6 + (column - 1) * 30}" y="6" width="30" height="180" visibility="visible"/>'
+    assert [marked in board for board in boards] == [False, True, True]
+    assert [">&#x21bb; rotated</text>" in board and 'visibility="visible">&#x21bb;' in board
+            for board in boards] == [False, True, True]
+    assert f"<li>Its move: {move} (rotates column {column})</li>" in section
 
 
 @pytest.mark.parametrize("args", [["--n", "3,x"], ["--time", "0"], ["--games", "-1"]])
@@ -494,3 +503,66 @@ def test_a_connect4_full_column_fix_is_given_only_for_a_move_into_a_full_column(
     assert suites.proves_fix("full-column/illegal-move", position, 3, None)
     assert not suites.proves_fix("full-column/illegal-move", position, 8, None)  # a column that does not exist
     assert not suites.proves_fix("full-column/illegal-move", position, 0, None)
+
+
+def test_failed_checks_draw_the_move_played_the_right_moves_and_the_reply_that_wins(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    result = run_program([*ARENA, "validate", f"python3 {STUDENTS / 'misses_drop_wins_as_o.py'}", "--quick",
+                          "--games", "0", "--quiet", "--html", str(page)], timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("- tactics/n3-o-last-pebble-1 "))
+    assert lines[first + 2:first + 14] == [
+        "    position: n = 3, o to move",
+        "      . x .",
+        "      . o x",
+        "      o x x",
+        "      x x o",
+        "      o o o",
+        "      x o o",
+        "      1 2 3",
+        "      ^      ^ its move: -1 (rotates column 1)",
+        "          *  * the right moves: 3 (drops into column 3)",
+        "    then    : x wins: the move completes x's line",
+        "    printed : -1 .x..oxxxxoxoxooooo",
+    ]
+    first = next(i for i, line in enumerate(lines) if line.startswith("- tactics/n5-o-win-in-three-1 "))
+    assert lines[first + 12:first + 15] == [
+        "        ^        ^ its move: -2 (rotates column 2)",
+        "          *      * the right moves: -3 (rotates column 3)",
+        "    then    : x rotates column 1 and wins within 3 plies, whatever o plays",
+    ]
+    html = page.read_text()
+    section = html.split("<summary class='fail'>✗ tactics/n5-o-win-in-three-1: ")[1].split("</details>")[0]
+    boards = section.split("<figcaption>")[1:]
+    assert [board.split("</figcaption>")[0] for board in boards] == ["asked", "after its move", "then x&#x27;s reply"]
+    # The right move's column outlined on the board asked; each later board marks the move that led to it.
+    assert re.findall(r'<rect class="outlined" x="(\d+)"', boards[0]) == [str(6 + 2 * 30 + 1)]
+    assert [re.findall(r'<rect class="lastcol" x="(\d+)" y="6" width="30" height="\d+" visibility="visible"/>', board)
+            for board in boards] == [[], ["36"], ["6"]]
+    assert ("<li>The right moves: -3 (rotates column 3)</li><li>Its move: -2 (rotates column 2)</li>"
+            "<li>Then x rotates column 1 and wins within 3 plies, whatever o plays</li>") in section
+    assert section.count('<rect class="shade"') == 3  # Betsy's top n rows, on every board
+
+
+def test_a_drawn_failure_fits_80_columns_at_n_12_and_on_an_8x8_connect_four_board() -> None:
+    from harness.games.betsy.suites import random_position
+    from harness.games.connect4.rules import initial_position
+    from harness.validate.render import render_text
+    from harness.validate.validator import ValidationReport
+
+    betsy = random_position(12, 40, 11)
+    assert betsy is not None
+    rotation = min(move for move in betsy.legal_moves())
+    connect4 = initial_position(8, 8)
+    for move in (1, 8, 1, 8, 4):
+        connect4.push(move)
+    for game, position, move, solutions in (("betsy", betsy, rotation, [10, 11]), ("connect4", connect4, 7, [1, 8])):
+        check = Check("x-1", False, f"played {move}", board=position.board(), size=position.size_text,
+                      player=position.player, verdict="ok", move=move, solutions=solutions, kind="x")
+        report = ValidationReport("p", "FAIL: rules", False, {"rules": Category("rules", [check])}, {}, game)
+        text = render_text(report).splitlines()
+        drawn = text[text.index(f"    position: {get_game(game).position_phrase(position.size_text, position.player)}"):]
+        assert any(f"^ its move: {move} (" in line for line in drawn), text
+        assert any(f"* the right moves: {solutions[0]}, {solutions[1]}" in line for line in drawn), text
+        assert max(len(line) for line in drawn) <= 80, text

@@ -142,6 +142,30 @@ def every_reply_loses(position: GamePosition, plies: int, winner: Colour) -> boo
     return True
 
 
+def losing_line(position: GamePosition, move: Move) -> list[Move]:
+    """After ``move``, the opponent's reply that proves it lost: one that completes its line at once,
+    else one after which every answer lets it complete a line at once (a win within 3 plies). Empty
+    when ``move`` ends the game itself, or no such reply exists. ``position`` is restored."""
+    position.push(move)
+    try:
+        if position.winner_after_push(move) is not None:
+            return []
+        opponent = position.turn
+        replies = position.legal_moves()
+        for plies in (1, 3):
+            for reply in replies:
+                position.push(reply)
+                result = position.winner_after_push(reply)
+                won = result == opponent if plies == 1 else (
+                    result is None and every_reply_loses(position, 2, opponent))
+                position.pop()
+                if won:
+                    return [reply]
+        return []
+    finally:
+        position.pop()
+
+
 def quick_verdict(position: GamePosition, move: Move) -> str | None:
     """What ``move`` does within one reply: wins at once, loses at once, lets the opponent win at
     once (``LOSES_IN_1``), or None (the game goes on and the opponent cannot win at once)."""

@@ -18,13 +18,13 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
 from harness.games.game import PLAYERS
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
-from harness.games.suites import Case, Suites
+from harness.games.suites import Case, GamePosition, Suites, losing_line
 from harness.games.errors import PositionError
 from harness.games.wire import parse_answer_line
 from harness.referee.protocol import Clock, Verdict, WarningKind
@@ -126,6 +126,9 @@ class Check:
     """The move the program answered (legal or not; None without an answer)."""
     solutions: list[int] = field(default_factory=list)
     """A check with a proven answer: exactly the right moves (empty: any legal move)."""
+    losing_line: list[int] = field(default_factory=list)
+    """A check with a proven answer, failed by a legal move: the opponent's reply that proves the move
+    lost (it completes a line at once, or wins within 3 plies whatever the answer); empty otherwise."""
     control: str = ""
     """The check this one's category rests on: a last-pebble miss is a rules fault only when the program
     passed its control (``tactics/<control>``: the same kind of move with pebbles to spare)."""
@@ -336,8 +339,10 @@ class Validator:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
+        line = (losing_line(cast(GamePosition, position.copy()), result.move)
+                if solutions and result.ok and result.move is not None and result.move not in solutions else [])
         filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged, solutions=solutions,
-                       **_evidence(result, position, check_id))
+                       losing_line=line, **_evidence(result, position, check_id))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
 
