@@ -311,7 +311,7 @@ def test_text_report_names_the_failure_with_evidence() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("FAIL: rules (first failure: n3-x-no-pebbles-in-hand-1: illegal-move: ")
-    assert ("  rules       fail       2 of 7 checks failed (1 not judged): at n = 3 (2 of 7); as x (1 of 5) and o "
+    assert ("  rules       fail       2 of 7 checks failed: at n = 3 (2 of 7); as x (1 of 5) and o "
             "(1 of 2); in no-pebbles-in-hand (2 of 2) positions. Fix: with no pebble in hand only rotations are legal: "
             "a side has n(n+3)/2 pebbles, less those of its colour on the board\n") in result.stdout
     assert "    command : " in result.stdout and "    expected: " in result.stdout

@@ -460,7 +460,7 @@ class BetsySuites(Suites[Position]):
         "empty-columns/board-mismatch": "a pebble dropped into an empty column lands in the bottom row",
         "last-pebble/ok": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
                        "once or stops a line",
-        "tactics:last-pebble": "look at every move, drops and rotations alike, for one that completes your line "
+        "tactics:last-pebble/ok": "look at every move, drops and rotations alike, for one that completes your line "
                                "at once or stops the opponent's",
         "drop-to-win": Suites.fixes["win-in-one"],
         "drop-to-block": Suites.fixes["block"],
