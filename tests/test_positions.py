@@ -14,7 +14,7 @@ import pytest
 
 from harness.games.betsy.rules import PLAYERS, Position
 from harness.games.connect4.rules import Position as C4Position
-from harness.games.betsy.suites import last_pebble_suite, tactics_suite
+from harness.games.betsy.suites import last_pebble_controls, last_pebble_suite, tactics_suite
 from harness.games.connect4.suites import CONNECT4_TACTIC_KINDS, connect4_tactics_suite
 from harness.games.registry import get_game
 from harness.games.suites import TACTIC_KINDS, Case
@@ -27,8 +27,11 @@ QUICK = tactics_suite((3, 5, 8), 2)
 OTHER_SEED = tactics_suite((3, 4, 5), 3, seed=7)
 LAST_PEBBLE = last_pebble_suite((3, 4, 5, 8, 12))
 LAST_PEBBLE_MORE = last_pebble_suite((3, 5, 6), per_colour=2, seed=3)
+CONTROLS = last_pebble_controls(LAST_PEBBLE)
+CONTROLS_MORE = last_pebble_controls(LAST_PEBBLE_MORE, seed=3)
 ALL_CASES = {f"{case.id}@seed{seed}": case for seed, suite in (
-    (1, DEFAULT), (1, QUICK), (7, OTHER_SEED), (1, LAST_PEBBLE), (3, LAST_PEBBLE_MORE)) for case in suite}
+    (1, DEFAULT), (1, QUICK), (7, OTHER_SEED), (1, LAST_PEBBLE), (3, LAST_PEBBLE_MORE), (1, CONTROLS),
+    (3, CONTROLS_MORE)) for case in suite}
 """Every case once (with one seed, an id names one case whatever the suite: checked below)."""
 
 ISSUE_BOARD = "..x..o.ox.oo.xxoxx"
@@ -138,7 +141,7 @@ def test_expected_moves_are_right_and_every_other_move_loses(key: str) -> None:
     moves = position.legal_moves()
     assert position.winner() is None
     assert case.expected and case.expected < set(moves)
-    last_pebble = kind_of(case) == "last-pebble"
+    last_pebble = kind_of(case) in ("last-pebble", "drop-to-win", "drop-to-block")
     # Last-pebble cases claim that every other move lets the opponent win at once; tactics, within 3.
     horizon = 1 if last_pebble else 3
     for move in sorted(set(moves) - case.expected):
@@ -210,8 +213,8 @@ def test_tactics_suite_spreads_kinds_sizes_and_colours() -> None:
 
 
 def test_ids_are_descriptive_and_unique() -> None:
-    pattern = re.compile(r"n(\d+)-([xo])-(win-in-one|block|win-in-three|last-pebble)-(\d+)")
-    for suite in (DEFAULT, QUICK, OTHER_SEED, LAST_PEBBLE, LAST_PEBBLE_MORE):
+    pattern = re.compile(r"n(\d+)-([xo])-(win-in-one|block|win-in-three|last-pebble|drop-to-win|drop-to-block)-(\d+)")
+    for suite in (DEFAULT, QUICK, OTHER_SEED, LAST_PEBBLE, LAST_PEBBLE_MORE, CONTROLS, CONTROLS_MORE):
         assert len({case.id for case in suite}) == len(suite)
         for case in suite:
             match = pattern.fullmatch(case.id)
@@ -236,8 +239,12 @@ def test_descriptions_say_what_is_asked() -> None:
                 assert "the only moves that do not lose are [" in text
             else:
                 assert f"loses by force ({other} wins within 3 plies)" in text
-        else:
+        elif kind == "last-pebble":
             assert text.startswith(f"{me} has one pebble in hand; the only ")
+            assert f"are drops {sorted(case.expected)}" in text
+        else:
+            in_hand = case.position.pebbles_in_hand(case.position.turn)
+            assert text.startswith(f"{me} has {in_hand} pebbles in hand; the only ")
             assert f"are drops {sorted(case.expected)}" in text
 
 
@@ -297,6 +304,33 @@ def test_last_pebble_cases_need_the_last_pebble(case: Case) -> None:
     # A program that believes it has no pebble left plays a rotation: never a right answer.
     rotations = [move for move in position.legal_moves() if move < 0]
     assert rotations and not set(rotations) & case.expected
+
+
+def test_every_last_pebble_case_has_a_control_of_the_same_size_colour_and_kind() -> None:
+    for cases, controls in ((LAST_PEBBLE, CONTROLS), (LAST_PEBBLE_MORE, CONTROLS_MORE)):
+        by_id = {control.id: control for control in controls}
+        assert len(by_id) == len(cases)
+        for case in cases:
+            control = by_id[case.control]
+            assert (control.position.n, control.position.player) == (case.position.n, case.position.player)
+            # the same kind of answer: drops that win at once, or drops that alone stop the line
+            assert claims_wins(control) == claims_wins(case)
+            assert control.id == case.id.replace("last-pebble", "drop-to-win" if claims_wins(case) else "drop-to-block")
+
+
+@pytest.mark.parametrize("control", CONTROLS + CONTROLS_MORE, ids=lambda c: c.id)
+def test_a_control_is_solved_only_by_drops_with_pebbles_to_spare(control: Case) -> None:
+    position = control.position
+    assert position.pebbles_in_hand(position.turn) >= 2
+    assert control.expected and all(move > 0 for move in control.expected)
+    # Checked with the rules: every winning move is a drop (no rotation wins, nor stops the line).
+    children = {move: position.after(move) for move in position.legal_moves()}
+    if claims_wins(control):
+        assert {move for move, child in children.items() if child.winner() == position.turn} == control.expected
+    else:
+        assert {move for move, child in children.items()
+                if child.winner() is None and not force_line(child, 1)} == control.expected
+    assert any(move < 0 for move in children)
 
 
 # --- Connect Four ---------------------------------------------------------------------------------------

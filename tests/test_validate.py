@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from harness.validate.validator import REQUIRED, performance_rating
+from harness.games.registry import get_game
+from harness.validate.validator import REQUIRED, Category, Check, Role, performance_rating
 from tests.conftest import ROOT, run_program
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
@@ -52,6 +54,7 @@ def first_failure(report: dict, category: str) -> dict:
         ("hardcoded_n5.py", {"protocol", "rules", "robustness", "tactics"}, 1),
         ("ignores_clock.py", {"time", "tactics"}, 1),
         ("last_pebble_off_by_one.py", {"rules", "tactics"}, 1),
+        ("misses_drop_wins_as_o.py", {"tactics"}, 0),
     ],
 )
 def test_sample_student_fails_exactly_the_expected_categories(
@@ -134,17 +137,63 @@ def test_a_program_slow_as_one_colour_is_told_the_colour() -> None:
     assert all(call["player"] == "o" for call in time["checks"][0]["slowest"])
 
 
-def test_a_student_that_never_drops_its_last_pebble_fails_rules_and_a_weak_one_is_not_blamed() -> None:
+def test_a_student_that_never_drops_its_last_pebble_fails_rules_and_each_verdict_names_its_control() -> None:
+    # sahil6's pattern: its supply count is one short, so it rotates where its last pebble wins; with
+    # pebbles to spare it drops to win (the controls), so the misses are rules faults.
     _, report = validate(f"python3 {STUDENTS / 'last_pebble_off_by_one.py'}")
-    missed = [c for c in report["categories"]["rules"]["checks"] if c["status"] == "fail"]
-    assert missed and all("-last-pebble-" in c["id"] for c in missed)
-    assert all(c["detail"].endswith("so it does not see its last pebble (its supply count is off by one?)")
-               for c in missed)
-    # A random mover misses such drops too, but it takes no wins anywhere: not a supply fault.
+    rules, tactics = report["categories"]["rules"], report["categories"]["tactics"]
+    missed = {c["id"]: c for c in rules["checks"] if c["status"] == "fail"}
+    assert sorted(missed) == sorted(f"n{n}-{p}-last-pebble-1" for n in (3, 5, 8) for p in "xo")
+    assert missed["n3-x-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed a winning drop as x with its last pebble, though it played one with "
+        "pebbles to spare (1 in tactics/n3-x-drop-to-win-1): it does not drop its last pebble (its supply count "
+        "is one short)")
+    assert missed["n5-o-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed the drop that stops x's line as o with its last pebble, though it "
+        "played one with pebbles to spare (4 in tactics/n5-o-drop-to-block-1): it does not drop its last pebble "
+        "(its supply count is one short)")
+    controls = {c["id"]: c for c in tactics["checks"]}
+    for check in missed.values():
+        control = controls[check["control"]]
+        assert control["status"] == "pass" and control["player"] == check["player"] and control["n"] == check["n"]
+        assert control["move"] in control["solutions"] and control["move"] > 0
+    assert rules["summary"].endswith("Fix: count the pebble still in hand: the last one can be dropped, and here "
+                                     "dropping it wins at once or stops a line")
+
+
+def test_a_student_that_misses_drop_wins_as_o_is_weak_at_tactics_not_failed_on_rules() -> None:
+    # patidev's pattern: its supply count is right, it finds wins by rotation, and as o it misses wins by
+    # a drop, with pebbles to spare too (the control): a tactics miss, not a rules fault.
+    code, report = validate(f"python3 {STUDENTS / 'misses_drop_wins_as_o.py'}")
+    assert code == 0
+    rules, tactics = report["categories"]["rules"], report["categories"]["tactics"]
+    assert rules["status"] == "pass"
+    assert {c["id"] for c in rules["checks"] if "-last-pebble-" in c["id"]} == {
+        "n3-x-last-pebble-1", "n5-x-last-pebble-1", "n5-o-last-pebble-1", "n8-x-last-pebble-1"}
+    by_id = {c["id"]: c for c in tactics["checks"]}
+    assert by_id["n3-o-last-pebble-1"]["status"] == "fail"
+    assert by_id["n3-o-last-pebble-1"]["detail"] == (
+        "played -1 (rotates column 1): missed a winning drop as o with its last pebble; it also missed one with "
+        "pebbles to spare (tactics/n3-o-drop-to-win-1), so this is a tactics miss, not a supply count")
+    assert by_id["n3-o-last-pebble-1"]["control"] == "n3-o-drop-to-win-1"
+    assert by_id["n3-o-drop-to-win-1"]["status"] == "fail"
+    assert by_id["n3-o-drop-to-win-1"]["detail"] == "played -1; the solving moves are [1]"
+    assert by_id["n3-x-drop-to-win-1"]["status"] == "pass"
+    assert tactics["status"] == "weak"
+    assert tactics["summary"].endswith(
+        "Fix: look at every move, drops and rotations alike, for one that completes your line at once or stops "
+        "the opponent's")
+    assert report["verdict"].startswith("PASS: protocol, rules, time and robustness are all right; tactics weak (")
+
+
+def test_a_random_mover_missing_last_pebble_drops_is_not_blamed_for_its_supply() -> None:
+    # It misses such drops with pebbles to spare as well: each miss is a tactics miss, never a rules fault.
     _, report = validate(f"python3 {STUDENTS / 'random_legal.py'}")
-    pebbles = [c for c in report["categories"]["rules"]["checks"] if "-last-pebble-" in c["id"]]
-    assert {c["status"] for c in pebbles} <= {"pass", "not judged"}
     assert report["categories"]["rules"]["status"] == "pass"
+    moved = [c for c in report["categories"]["tactics"]["checks"] if "-last-pebble-" in c["id"]]
+    assert moved and all(c["status"] == "fail" and c["detail"].endswith(
+        f"it also missed one with pebbles to spare (tactics/{c['control']}), so this is a tactics miss, not a supply "
+        "count") for c in moved)
 
 
 def test_student_ignoring_the_supply_is_caught_dropping_with_no_pebble_in_hand() -> None:
@@ -262,7 +311,7 @@ def test_text_report_names_the_failure_with_evidence() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("FAIL: rules (first failure: n3-x-no-pebbles-in-hand-1: illegal-move: ")
-    assert ("  rules       fail       2 of 7 checks failed (1 not judged): at n = 3 (2 of 7); as x (1 of 5) and o "
+    assert ("  rules       fail       2 of 7 checks failed: at n = 3 (2 of 7); as x (1 of 5) and o "
             "(1 of 2); in no-pebbles-in-hand (2 of 2) positions. Fix: with no pebble in hand only rotations are legal: "
             "a side has n(n+3)/2 pebbles, less those of its colour on the board\n") in result.stdout
     assert "    command : " in result.stdout and "    expected: " in result.stdout
@@ -274,10 +323,10 @@ def test_html_report_is_written_with_boards(tmp_path: Path) -> None:
     assert code == 0
     html = page.read_text()
     assert html.startswith("<!doctype html>")
-    assert "<table class=\"board\">" in html and "Betsy validation" in html
+    assert "<svg class=\"board\"" in html and "Betsy validation" in html
     assert ("<table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th></tr></thead>"
             in html)
-    assert "<tr><th>1</th><th>2</th><th>3</th></tr>" in html  # numbered columns
+    assert re.findall(r'<text class="colno" x="\d+" y="\d+">(\d+)</text>', html)[:3] == ["1", "2", "3"]  # numbered
 
 
 def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_path: Path) -> None:
@@ -296,9 +345,16 @@ def test_html_report_shows_the_programs_board_beside_the_one_its_move_gives(tmp_
     boards = section.split("<figcaption>")[1:]
     assert [board.split("</figcaption>")[0] for board in boards] == [
         "asked", "the program&#x27;s board", "its move gives"]
-    drawn = ["".join("x" if 'class="x' in cell else "o" if 'class="o' in cell else "."
-                     for cell in board.split("<td")[1:]) for board in boards]
+    drawn = ["".join(cell.replace("e", ".") for cell in re.findall(r'<circle class="cell ([xoe])"', board))
+             for board in boards]
     assert drawn == [check["board"], printed, right]
+    # The move is marked on the boards after it (its column, and the rotation said), as the game pages do.
+    column = abs(int(move))
+    marked = f'<rect class="lastcol" x="{6 + (column - 1) * 30}" y="6" width="30" height="180" visibility="visible"/>'
+    assert [marked in board for board in boards] == [False, True, True]
+    assert [">&#x21bb; rotated</text>" in board and 'visibility="visible">&#x21bb;' in board
+            for board in boards] == [False, True, True]
+    assert f"<li>Its move: {move} (rotates column {column})</li>" in section
 
 
 @pytest.mark.parametrize("args", [["--n", "3,x"], ["--time", "0"], ["--games", "-1"]])
@@ -365,3 +421,148 @@ def test_a_program_killed_at_every_deadline_is_timed_by_its_last_answer_not_the_
     assert killed["warning"] and killed["detail"] == (
         f"{calls} of {calls} calls that answered were still running at the deadline and were killed (their last "
         "answer counted)")
+
+
+def _missed_last_pebble(move: int, control_passed: bool | None) -> tuple[Category, Category]:
+    """The rules and tactics of a report where n3-o-last-pebble-1 was answered with ``move``, and its
+    control passed (True), failed (False) or was never answered (None)."""
+    from harness.games.betsy.suites import last_pebble_suite
+    from harness.games.registry import get_game
+    from harness.validate.validator import _judge_last_pebbles
+
+    case = next(c for c in last_pebble_suite((3,)) if c.position.player == "o")
+    rules = Category("rules", [Check(case.id, False, f"played {move}", board=case.position.board(), size="3",
+                                     player="o", verdict="ok", move=move, kind="last-pebble")])
+    tactics = Category("tactics", [], role=Role.GRADED)
+    if control_passed is not None:
+        tactics.checks.append(Check(case.control, control_passed, "", verdict="ok", move=1))
+    _judge_last_pebbles(rules, tactics, {case.id: case}, get_game("betsy"))
+    return rules, tactics
+
+
+def test_a_last_pebble_miss_by_another_drop_is_a_tactics_miss_whatever_the_control() -> None:
+    rules, tactics = _missed_last_pebble(1, True)  # the solution is the drop 3: it dropped its last pebble
+    assert rules.checks == [] and [c.id for c in tactics.checks] == ["n3-o-drop-to-win-1", "n3-o-last-pebble-1"]
+    assert tactics.checks[1].detail == (
+        "played 1 (drops into column 1): missed a winning drop as o with its last pebble; its move is a drop too, "
+        "so it counts that pebble: this is a tactics miss, not a supply count")
+
+
+def test_a_last_pebble_miss_without_an_answered_control_is_a_tactics_miss() -> None:
+    rules, tactics = _missed_last_pebble(-1, None)
+    assert rules.checks == [] and tactics.checks[0].detail == (
+        "played -1 (rotates column 1): missed a winning drop as o with its last pebble; no control (the same kind "
+        "of move with pebbles to spare) was answered, so this is a tactics miss, not a supply count")
+    rules, tactics = _missed_last_pebble(-1, True)
+    assert [c.id for c in rules.checks] == ["n3-o-last-pebble-1"] and rules.checks[0].control == "n3-o-drop-to-win-1"
+
+
+def test_a_fix_that_names_a_cause_is_given_only_where_the_move_shows_that_cause() -> None:
+    from harness.games.betsy.rules import Position
+    from harness.games.betsy.suites import BetsySuites, rotated_wrong_way
+
+    suites = BetsySuites()
+    no_pebbles = Position.from_text("3", "o", "..xx.oooooxxoxooxo")  # o has all 9 on the board
+    assert no_pebbles.pebbles_in_hand(1) == 0
+    assert suites.proves_fix("no-pebbles-in-hand/illegal-move", no_pebbles, 2, None)
+    assert not suites.proves_fix("no-pebbles-in-hand/illegal-move", no_pebbles, 4, None)  # out of range
+    # Column 2 holds (top first) o x x x: the right way brings its bottom x to the top, the wrong way
+    # its top o to the bottom.
+    assert no_pebbles.after(-2).board() == "..xx.ooxoooxoxooxo"
+    assert rotated_wrong_way(no_pebbles, 1) == "..xx.ooxooxxoxoooo"
+    assert suites.proves_fix("no-pebbles-in-hand/board-mismatch", no_pebbles, -2, "..xx.ooxooxxoxoooo")
+    assert not suites.proves_fix("no-pebbles-in-hand/board-mismatch", no_pebbles, -2, "..xx.ooxoooxoxooxx")
+    full = Position.from_text("3", "x", "x..o..x..o..xo.oxx")
+    assert suites.proves_fix("full-columns/illegal-move", full, 1, None)
+    assert not suites.proves_fix("full-columns/illegal-move", full, -1, None)
+
+
+@pytest.mark.parametrize(("stderr", "hint"), [
+    ("SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+     "this is Python 2 code: run it with Python 3 and make print a function, print(...)"),
+    ("    print(1\nSyntaxError: '(' was never closed", "fix the syntax error shown on stderr"),
+    ("ModuleNotFoundError: No module named 'numpy'", "a module it imports is not installed here: install it, or do "
+                                                    "without it"),
+    ("ImportError: cannot import name 'solve' from 'helpers'", "an import failed: fix what the ImportError on stderr "
+                                                               "names"),
+])
+def test_a_hint_from_the_error_output_says_only_what_the_interpreter_said(stderr: str, hint: str) -> None:
+    from harness.validate.validator import fix_hint
+
+    assert fix_hint(Check("answers", False, "no-answer: exited with status 1", stderr=stderr)) == hint
+
+
+def test_a_connect4_full_column_fix_is_given_only_for_a_move_into_a_full_column() -> None:
+    from harness.games.connect4.rules import initial_position
+    from harness.games.connect4.suites import ConnectFourSuites
+
+    position = initial_position(7, 6)
+    for _ in range(6):
+        position.push(3)
+    suites = ConnectFourSuites()
+    assert suites.proves_fix("full-column/illegal-move", position, 3, None)
+    assert not suites.proves_fix("full-column/illegal-move", position, 8, None)  # a column that does not exist
+    assert not suites.proves_fix("full-column/illegal-move", position, 0, None)
+
+
+def test_failed_checks_draw_the_move_played_the_right_moves_and_the_reply_that_wins(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    result = run_program([*ARENA, "validate", f"python3 {STUDENTS / 'misses_drop_wins_as_o.py'}", "--quick",
+                          "--games", "0", "--quiet", "--html", str(page)], timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("- tactics/n3-o-last-pebble-1 "))
+    assert lines[first + 2:first + 14] == [
+        "    position: n = 3, o to move",
+        "      . x .",
+        "      . o x",
+        "      o x x",
+        "      x x o",
+        "      o o o",
+        "      x o o",
+        "      1 2 3",
+        "      ^      ^ its move: -1 (rotates column 1)",
+        "          *  * the right moves: 3 (drops into column 3)",
+        "    then    : x wins: the move completes x's line",
+        "    printed : -1 .x..oxxxxoxoxooooo",
+    ]
+    first = next(i for i, line in enumerate(lines) if line.startswith("- tactics/n5-o-win-in-three-1 "))
+    assert lines[first + 12:first + 15] == [
+        "        ^        ^ its move: -2 (rotates column 2)",
+        "          *      * the right moves: -3 (rotates column 3)",
+        "    then    : x rotates column 1 and wins within 3 plies, whatever o plays",
+    ]
+    html = page.read_text()
+    section = html.split("<summary class='fail'>✗ tactics/n5-o-win-in-three-1: ")[1].split("</details>")[0]
+    boards = section.split("<figcaption>")[1:]
+    assert [board.split("</figcaption>")[0] for board in boards] == ["asked", "after its move", "then x&#x27;s reply"]
+    # The right move's column outlined on the board asked; each later board marks the move that led to it.
+    assert re.findall(r'<rect class="outlined" x="(\d+)"', boards[0]) == [str(6 + 2 * 30 + 1)]
+    assert [re.findall(r'<rect class="lastcol" x="(\d+)" y="6" width="30" height="\d+" visibility="visible"/>', board)
+            for board in boards] == [[], ["36"], ["6"]]
+    assert ("<li>The right moves: -3 (rotates column 3)</li><li>Its move: -2 (rotates column 2)</li>"
+            "<li>Then x rotates column 1 and wins within 3 plies, whatever o plays</li>") in section
+    assert section.count('<rect class="shade"') == 3  # Betsy's top n rows, on every board
+
+
+def test_a_drawn_failure_fits_80_columns_at_n_12_and_on_an_8x8_connect_four_board() -> None:
+    from harness.games.betsy.suites import random_position
+    from harness.games.connect4.rules import initial_position
+    from harness.validate.render import render_text
+    from harness.validate.validator import ValidationReport
+
+    betsy = random_position(12, 40, 11)
+    assert betsy is not None
+    rotation = min(move for move in betsy.legal_moves())
+    connect4 = initial_position(8, 8)
+    for move in (1, 8, 1, 8, 4):
+        connect4.push(move)
+    for game, position, move, solutions in (("betsy", betsy, rotation, [10, 11]), ("connect4", connect4, 7, [1, 8])):
+        check = Check("x-1", False, f"played {move}", board=position.board(), size=position.size_text,
+                      player=position.player, verdict="ok", move=move, solutions=solutions, kind="x")
+        report = ValidationReport("p", "FAIL: rules", False, {"rules": Category("rules", [check])}, {}, game)
+        text = render_text(report).splitlines()
+        drawn = text[text.index(f"    position: {get_game(game).position_phrase(position.size_text, position.player)}"):]
+        assert any(f"^ its move: {move} (" in line for line in drawn), text
+        assert any(f"* the right moves: {solutions[0]}, {solutions[1]}" in line for line in drawn), text
+        assert max(len(line) for line in drawn) <= 80, text

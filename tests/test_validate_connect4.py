@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -118,9 +119,11 @@ def test_tactics_tell_a_missed_win_from_a_missed_block() -> None:
 def test_connect4_html_report_draws_boards_with_the_games_width() -> None:
     _, report, html = validated("flipped_board.py")
     assert "<title>Connect Four validation</title>" in html and "<h1>Connect Four validation</h1>" in html
-    assert "<tr><th>1</th><th>2</th><th>3</th><th>4</th><th>5</th><th>6</th><th>7</th></tr>" in html
-    assert "<th>8</th></tr>" in html and "<th>12</th></tr>" in html  # 8x8 and the 12x12 robustness board
-    assert ' top"' not in html  # no shading: Betsy's lines count in its top rows only
+    numbers = re.findall(r'<svg class="board".*?</svg>', html)
+    widths = {max(int(n) for n in re.findall(r'<text class="colno" x="\d+" y="\d+">(\d+)</text>', svg))
+              for svg in numbers}
+    assert {7, 8, 12} <= widths  # 7x6, 8x8 and the 12x12 robustness board, columns numbered
+    assert 'class="shade"' not in html  # no shading: Betsy's lines count in its top rows only
     check = checks(report, "rules")[0]
     move, printed = check["printed"][-1].split()
     right = Position.from_text(check["size"], check["player"], check["board"]).after(int(move)).board()
@@ -129,8 +132,8 @@ def test_connect4_html_report_draws_boards_with_the_games_width() -> None:
     boards = section.split("<figcaption>")[1:]
     assert [board.split("</figcaption>")[0] for board in boards] == [
         "asked", "the program&#x27;s board", "its move gives"]
-    drawn = ["".join("x" if 'class="x' in cell else "o" if 'class="o' in cell else "."
-                     for cell in board.split("<td")[1:]) for board in boards]
+    drawn = ["".join(cell.replace("e", ".") for cell in re.findall(r'<circle class="cell ([xoe])"', board))
+             for board in boards]
     assert drawn == [check["board"], printed, right]
 
 
@@ -141,7 +144,7 @@ def test_connect4_text_report_draws_the_position_with_column_numbers() -> None:
     lines = result.stdout.splitlines()
     first = lines.index("- rules/7x6-x-full-column: illegal-move: column 7 is full (position 7x6 x "
                         "......o......x......o..o...x.xx...xxox.ooo)")
-    assert lines[first + 2:first + 11] == [
+    assert lines[first + 2:first + 12] == [
         "    position: 7x6, x to move",
         "      . . . . . . o",
         "      . . . . . . x",
@@ -150,6 +153,7 @@ def test_connect4_text_report_draws_the_position_with_column_numbers() -> None:
         "      . x x . . . x",
         "      x o x . o o o",
         "      1 2 3 4 5 6 7",
+        "                  ^  ^ its move: 7 (not legal here)",  # the move played marked
         "    printed : 7 ......o......x......o..o...x.xx...xxox.ooo",
     ]
     assert "8x8" not in result.stdout.split("Failed checks:")[1].split("robustness/")[0]  # --size 7x6 only

@@ -218,8 +218,8 @@ def test_validation_pages_fit_a_phone_and_a_desktop_with_the_boards_of_a_check_s
         assert sized_tab.page.evaluate(OVERLAPS) == []
     # The asked board, the program's and the right one: at 1400 px one row, their tops and cells aligned.
     tops = sized_tab.page.evaluate("""() => Array.from(document.querySelectorAll('#failed ~ details.check .boards'))
-        .filter(b => b.querySelectorAll('table.board').length === 3)
-        .map(b => Array.from(b.querySelectorAll('table.board')).map(t => Math.round(t.getBoundingClientRect().top)))""")
+        .filter(b => b.querySelectorAll('svg.board').length === 3)
+        .map(b => Array.from(b.querySelectorAll('svg.board')).map(t => Math.round(t.getBoundingClientRect().top)))""")
     assert tops
     if width >= 1400:
         assert all(len(set(row)) == 1 for row in tops), tops

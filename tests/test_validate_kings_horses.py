@@ -294,6 +294,11 @@ def test_moving_onto_occupied_squares_fails_the_blocking_positions() -> None:
     assert f" (first failure: {wrong[0]}: said " in report["verdict"]
     blocked = [name for name in checks(report, "correctness") if name.startswith(("blocked-no-move-", "blocking-"))]
     assert blocked and set(blocked) <= set(wrong)
+    # The fix names the rule because the control holds: every small position was answered right.
+    assert not [name for name in wrong if name.startswith("small-")]
+    assert report["categories"]["correctness"]["summary"].endswith((
+        ". Fix: a knight may not move onto a square another knight holds, of either colour",
+        ". Fix: a knight may not move onto a square another knight holds, so a side can be left without a move"))
 
 
 def test_debug_output_fails_the_protocol_but_the_answers_are_judged() -> None:

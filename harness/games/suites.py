@@ -49,6 +49,9 @@ class Case(Generic[AskedT]):
     expected: frozenset[int] | None = None
     """For tactics and the last pebble: exactly the right moves, every other legal move proven wrong
     (None: any legal move with the right board)."""
+    control: str = ""
+    """The id of the case whose answer makes a miss here a rules fault (the last pebble's: the same
+    kind of move with pebbles to spare); empty when the case has none."""
 
 
 # --- tactics ----------------------------------------------------------------------------------
@@ -137,6 +140,30 @@ def every_reply_loses(position: GamePosition, plies: int, winner: Colour) -> boo
         if not lost:
             return False
     return True
+
+
+def losing_line(position: GamePosition, move: Move) -> list[Move]:
+    """After ``move``, the opponent's reply that proves it lost: one that completes its line at once,
+    else one after which every answer lets it complete a line at once (a win within 3 plies). Empty
+    when ``move`` ends the game itself, or no such reply exists. ``position`` is restored."""
+    position.push(move)
+    try:
+        if position.winner_after_push(move) is not None:
+            return []
+        opponent = position.turn
+        replies = position.legal_moves()
+        for plies in (1, 3):
+            for reply in replies:
+                position.push(reply)
+                result = position.winner_after_push(reply)
+                won = result == opponent if plies == 1 else (
+                    result is None and every_reply_loses(position, 2, opponent))
+                position.pop()
+                if won:
+                    return [reply]
+        return []
+    finally:
+        position.pop()
 
 
 def quick_verdict(position: GamePosition, move: Move) -> str | None:
@@ -376,6 +403,13 @@ class Suites(Generic[AskedT]):
     """The one change that fixes a failure, by kind of position (a case id without size, colour and
     number), or by ``kind/verdict``; the validator's summaries name it."""
 
+    def proves_fix(self, key: str, position: AskedT, move: int, board: str | None) -> bool:
+        """Whether a failed check proves the cause the fix ``key`` (of ``fixes``) names: its position,
+        the move the program answered and the board it printed (None if none). A fix of a kind of
+        position alone (a tactic missed) is what was seen; a ``kind/verdict`` fix names a cause, and
+        is given only where the move shows it."""
+        return "/" not in key
+
     def protocol_position(self) -> AskedT:
         """The first position asked: a well-known one, answered by any working program."""
         raise NotImplementedError
@@ -397,6 +431,10 @@ class Suites(Generic[AskedT]):
         raise NotImplementedError
 
     def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
+        return []
+
+    def controls(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
+        """The controls the last-pebble cases name (``Case.control``), asked as tactics."""
         return []
 
     def game_plies(self, size: str, quick: bool) -> int:

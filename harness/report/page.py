@@ -125,12 +125,15 @@ class Step:
     """The mark of the losing move's step (``losing move (proved)``), drawn on the board; empty elsewhere."""
 
 
-def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board", row_numbers: bool = False) -> str:
+def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "board", row_numbers: bool = False,
+              mark: int = 0, outlined: Sequence[int] = ()) -> str:
     """A board (row-major from the top, ``x``/``o``/``.``) as SVG: a circle per cell in board
     order, column numbers below (and row numbers on the left with ``row_numbers``), and a highlight
     of the last move's column that the replay script moves. ``shaded_rows``: the top rows shaded
     (Betsy's, where lines count). The losing move's frame and mark (hidden) show at its step. It shrinks
-    to fit a narrow page (harness/report/static/arena.css)."""
+    to fit a narrow page (harness/report/static/arena.css).
+    A board drawn on its own marks the move that led to it (``mark``: its column, negative for a
+    Betsy rotation, as ``Step.column``) and outlines the columns ``outlined`` (a check's right moves)."""
     rows = len(board) // columns if columns else 0
     gutter = 8 + 7 * len(str(rows)) if row_numbers else 0
     left, top = 6 + gutter, 6
@@ -142,21 +145,27 @@ def board_svg(board: str, columns: int, shaded_rows: int = 0, label: str = "boar
     if shaded_rows:
         parts.append(f'<rect class="shade" x="{left}" y="{top}" width="{columns * PITCH}" '
                      f'height="{min(shaded_rows, rows) * PITCH}"/>')
-    parts.append(f'<rect class="lastcol" x="{left}" y="{top}" width="{PITCH}" height="{rows * PITCH}" '
-                 f'visibility="hidden"/>')
+    marked = 1 <= abs(mark) <= columns
+    parts.append(f'<rect class="lastcol" x="{left + (abs(mark) - 1) * PITCH if marked else left}" y="{top}" '
+                 f'width="{PITCH}" height="{rows * PITCH}" visibility="{"visible" if marked else "hidden"}"/>')
     radius = PITCH // 2 - 3
     for index, ch in enumerate(board[: rows * columns]):
         row, column = divmod(index, columns)
         kind = "x" if ch == "x" else "o" if ch == "o" else "e"
         parts.append(f'<circle class="cell {kind}" cx="{left + column * PITCH + PITCH // 2}" '
                      f'cy="{top + row * PITCH + PITCH // 2}" r="{radius}"/>')
+    parts += [f'<rect class="outlined" x="{left + (column - 1) * PITCH + 1}" y="{top + 1}" width="{PITCH - 2}" '
+              f'height="{rows * PITCH - 2}"/>' for column in sorted(set(outlined)) if 1 <= column <= columns]
     numbers_y = top + rows * PITCH + 14
     parts += [f'<text class="colno" x="{left + column * PITCH + PITCH // 2}" y="{numbers_y}">{column + 1}</text>'
               for column in range(columns)]
     if row_numbers:
         parts += [f'<text class="rowno" x="{left - 6}" y="{top + row * PITCH + PITCH // 2 + 4}">{row + 1}</text>'
                   for row in range(rows)]
-    parts.append(f'<text class="rotation" x="{left}" y="{numbers_y + 16}" visibility="hidden">&#x21bb; rotated</text>')
+    rotated = marked and mark < 0
+    middle = min(max((abs(mark) - 0.5) * PITCH, 36), columns * PITCH - 36)  # the words kept inside the frame
+    parts.append(f'<text class="rotation" x="{left + middle if rotated else left}" '
+                 f'y="{numbers_y + 16}" visibility="{"visible" if rotated else "hidden"}">&#x21bb; rotated</text>')
     parts.append(f'<rect class="losing" x="{left - 2}" y="{top - 2}" width="{columns * PITCH + 4}" '
                  f'height="{rows * PITCH + 4}" visibility="hidden"/>')
     parts.append(f'<text class="losing" x="{left}" y="{numbers_y + 32}" visibility="hidden"></text>')

@@ -37,8 +37,8 @@ from harness.referee.protocol import Verdict
 from harness.referee.referee import CallResult, Limits, resolve_interpreter, run_call
 from harness.rng import Rng
 from harness.text import excerpt
-from harness.validate.validator import (Category, Check, Place, Role, Status, ValidationReport, ValidationSettings,
-                                        kind_of, make_category, summary, where)
+from harness.validate.validator import (Category, Check, Place, Proves, Role, Status, ValidationReport,
+                                        ValidationSettings, kind_of, make_category, summary, where)
 
 ROLES = {"protocol": Role.REQUIRED, "correctness": Role.REQUIRED, "time": Role.REQUIRED, "moves": Role.GRADED}
 """The categories, in report order, with their roles (harness.validate.validator.Role)."""
@@ -71,6 +71,14 @@ FIXES = {
               for kind in ("seed-example", "small", "medium")},
 }
 """The one change that fixes a failure, per category and kind of position (harness.validate.validator.summary)."""
+CONTROLS: dict[str, Callable[[Case, Oracle], bool]] = {
+    "blocked-no-move": lambda case, _oracle: free_winner(case.position) == case.winner,
+    "blocking": lambda case, _oracle: free_winner(case.position) == case.winner,
+    "colours": lambda case, oracle: oracle.winner(swapped(case.position)) == case.winner,
+}
+"""Kinds whose fix names a rule the program breaks, and which small positions are their controls: those
+whose answer does not turn on that rule (knights blocking each other; which colour is which). The fix is
+given only when the program answered every control right, so its misses turn on that rule."""
 TIME_FIX = ("answer within the limit: remember the positions solved (many move orders reach the same one), and "
             "look first at the moves that leave the opponent no move")
 SEED_EXAMPLE = "BLACK 2 2 3 3 1 2 3 1"
@@ -265,9 +273,10 @@ class KingsHorsesValidator:
                     expected=expected, seconds=round(result.seconds, 3),
                     kind=kind_of(asked.case.id, position.size_text, position.player), verdict=result.verdict.value)
 
-    def summary(self, category: Category) -> str:
+    def summary(self, category: Category, proves: Proves | None = None) -> str:
         """The category's line (harness.validate.validator.summary): where checks failed, and the fix."""
-        return summary(category, get_game("kings-horses"), FIXES[category.name], ANSWER_FORM, sizes=False)
+        return summary(category, get_game("kings-horses"), FIXES[category.name], ANSWER_FORM, sizes=False,
+                       proves=proves)
 
     # --- categories ---------------------------------------------------------------------------
 
@@ -305,7 +314,7 @@ class KingsHorsesValidator:
         category.summary = self.summary(category)
         return category
 
-    def correctness(self, asked: list[Asked]) -> Category:
+    def correctness(self, asked: list[Asked], oracle: Oracle) -> Category:
         category = make_category("correctness", ROLES)
         for item in asked:
             case = item.case
@@ -328,8 +337,22 @@ class KingsHorsesValidator:
             category.checks.append(Check(
                 case.id, right, f"said {said} WILL WIN" + ("" if right else f"; {case.winner} wins ({case.why})"),
                 **evidence))
-        category.summary = self.summary(category)
+        category.summary = self.summary(category, self._controls(asked, category, oracle))
         return category
+
+    @staticmethod
+    def _controls(asked: list[Asked], category: Category, oracle: Oracle) -> Proves:
+        """Which fixes of ``CONTROLS`` the answers prove: the program answered right every small
+        position whose answer does not turn on the rule the fix names (one such position at least)."""
+        right = {check.id: check.passed for check in category.checks if check.judged}
+        small = [item.case for item in asked if item.case.band == "small" and item.case.id in right]
+        proven = {key: bool(controls) and all(right[case.id] for case in controls)
+                  for key, control in CONTROLS.items()
+                  for controls in ([case for case in small if control(case, oracle)],)}
+
+        def proves(check: Check, key: str) -> bool:
+            return proven.get(key, True)
+        return proves
 
     def time(self, asked: list[Asked]) -> Category:
         """Answer times per band (efficiency is graded), and every answer within the limit."""
@@ -424,7 +447,7 @@ def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Val
                                         "not judged: the program did not start", ROLES[name])
     else:
         asked = [first, *validator.ask_all(found[1:])]
-        categories["correctness"] = validator.correctness(asked)
+        categories["correctness"] = validator.correctness(asked, oracle)
         categories["time"] = validator.time(asked)
         move_cases = [case for case in found if case.band in ("small", "medium") or case.id == "seed-example"]
         categories["moves"] = validator.moves(validator.ask_all(move_cases, move=True), oracle)

@@ -20,7 +20,7 @@ def validation_steps(settings: ValidationSettings) -> int:
         return len(found) + sum(1 for case in found if case.band in ("small", "medium") or case.id == "seed-example")
     plan = rules.suites()
     sizes = settings.sizes or rules.example_sizes
-    steps = (1 + sum(1 for _ in plan.rules(sizes, settings.quick)) + len(plan.last_pebble(sizes))
+    steps = (1 + sum(1 for _ in plan.rules(sizes, settings.quick)) + len(plan.last_pebble(sizes)) + len(plan.controls(sizes))
              + sum(1 for _ in plan.robustness(settings.quick)) + len(plan.tactics(sizes, settings.quick)))
     if plan.has_exact_tables:
         from harness.games.betsy.exact import exact_suite, open_table

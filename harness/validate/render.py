@@ -7,6 +7,7 @@ board with its game's width (harness.games.registry).
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from harness.games.registry import Game, get_game
 from harness.analysis.losing import Finding
 from harness.analysis.run import describe
 from harness.report.html import BOARD_MARK, analysis_html, losing_mark
-from harness.report.page import Step, esc, moves_table, page, paths_relative_to, public_word, replay_html
+from harness.report.page import Step, board_svg, esc, moves_table, page, paths_relative_to, public_word, replay_html
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
 from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
@@ -63,6 +64,8 @@ def _draw_board(game: str, board: str, size: str, player: str) -> list[str]:
         return []
 
 
+TEXT_WIDTH = 80
+"""The terminal width the drawn boards and their marks keep within (n = 12, 12x12 boards)."""
 _NO_ANSWER_VERDICTS = tuple(f"{verdict.value}:" for verdict in (
     Verdict.FAILED_TO_START, Verdict.NO_ANSWER, Verdict.TIME, Verdict.OUTPUT_LIMIT))
 
@@ -123,6 +126,10 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
         if check.board and _answered(check):
             lines.append(f"    position: {rules.position_phrase(check.size, check.player)}")
             lines += [f"      {row}" for row in _draw_board(report.game, check.board, check.size, check.player)]
+            found = evidence(rules, check)
+            if found is not None:
+                lines += [f"      {row}" for row in _marks(rules, check, found)]
+                lines += [f"    then    : {note[5:]}" for note in found.notes if note.startswith("then ")]
         if check.printed:
             lines.append("    printed : " + check.printed[0])
             lines += [f"              {line}" for line in check.printed[1:]]
@@ -140,6 +147,23 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
     return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
 
 
+def _marks(rules: Game, check: Check, found: Evidence) -> list[str]:
+    """Lines under a drawn board: ``^`` under the column of the program's move and ``*`` under the
+    right moves', each line followed by its words."""
+    columns = _columns(rules.name, check.size) if not rules.numbered_rows else 0
+    width = len(str(columns))
+    lines = []
+    said = {note.split(":")[0]: note for note in found.notes}
+    rows = [("^", [rules.move_column(check.move)] if check.move is not None else [], said.get("its move", "")),
+            ("*", list(found.boards[0].outlined), said.get("the right moves", ""))]
+    for sign, marked, words in rows:
+        if columns and words and any(1 <= column <= columns for column in marked):
+            row = " ".join((sign if column in marked else "").rjust(width) for column in range(1, columns + 1))
+            wide = len(row) + len(words) > TEXT_WIDTH - 10  # the report indents it by 6, and adds "  ^ "
+            lines += [row.rstrip(), f"{sign} {words}"] if wide else [f"{row}  {sign} {words}"]
+    return lines
+
+
 def _slow_call(rules: Game, call: dict[str, Any]) -> str:
     """One of a time check's slowest calls: ``2.01 s, no answer: rules/n8-x-midgame (n = 8, x to move)``."""
     answer = "answered" if call["answered"] else "no answer, stopped"
@@ -147,20 +171,82 @@ def _slow_call(rules: Game, call: dict[str, Any]) -> str:
             f"({rules.position_phrase(str(call['size']), str(call['player']))})")
 
 
-def _program_and_expected(rules: Game, check: Check) -> tuple[str, str] | None:
-    """(board the program printed, board its move gives) for a check with an answer, if both known."""
+@dataclass(frozen=True)
+class Drawn:
+    """One board of a check's evidence, as both reports draw it."""
+
+    caption: str
+    board: str
+    mark: int = 0
+    """The move that led to it (its column; negative for a Betsy rotation), 0 for none."""
+    outlined: tuple[int, ...] = ()
+    """Columns of the right moves (on the board asked)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a check's boards show: the board asked (the right moves outlined), the program's move on
+    it (and its board beside the right one when they differ), the opponent's reply that proves a
+    wrong move lost, and the same in words."""
+
+    boards: list[Drawn]
+    notes: list[str]
+
+
+def _mark(rules: Game, move: int) -> int:
+    """The column a move is marked under (negative for a rotation), 0 for none."""
+    column = rules.move_column(move)
+    return column if move > 0 else -column
+
+
+def _moves_words(rules: Game, moves: list[int]) -> str:
+    """``3 (drops into column 3)`` for one move; several by their numbers, ``3, -2``."""
+    return f"{moves[0]} ({rules.describe_move(moves[0])})" if len(moves) == 1 else ", ".join(map(str, moves))
+
+
+def evidence(rules: Game, check: Check) -> Evidence | None:
+    """The boards and words of a check with a position (None without one, or one that does not parse)."""
     from harness.referee.protocol import parse_answer_line
 
-    answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
-    if answer is None or not check.board or not check.size:
+    if not check.board:
         return None
     try:
-        position = rules.position(check.size, check.player, check.board)
-        if position.illegal_reason(answer[0]) is not None:
-            return answer[1], ""
-        return answer[1], position.after(answer[0]).board()
+        position = rules.position(check.size, check.player or "x", check.board)
     except (ValueError, PositionError):
         return None
+    outlined = tuple(column for column in (rules.move_column(move) for move in check.solutions) if column)
+    boards = [Drawn("asked", check.board, 0, outlined)]
+    notes = []
+    answer = next((parsed for parsed in map(parse_answer_line, reversed(check.printed)) if parsed), None)
+    move = check.move if check.move is not None else answer[0] if answer else None
+    if move is not None and _answered(check):
+        mark = _mark(rules, move)
+        notes.append(f"its move: {_moves_words(rules, [move])}" if position.illegal_reason(move) is None
+                     else f"its move: {move} (not legal here)")
+        printed = answer[1] if answer and answer[0] == move else ""
+        if position.illegal_reason(move) is not None:
+            if printed:
+                boards.append(Drawn("the program's board", printed, mark))
+        else:
+            after = position.after(move)
+            if printed and printed != after.board():
+                boards += [Drawn("the program's board", printed, mark), Drawn("its move gives", after.board(), mark)]
+            else:
+                boards.append(Drawn("after its move", after.board(), mark))
+            ended = after.winner()
+            if ended is not None and ended != position.turn:
+                notes.append(f"then {after.player} wins: the move completes {after.player}'s line")
+            elif check.losing_line:
+                reply = check.losing_line[0]
+                if after.illegal_reason(reply) is None:
+                    then, other = after.after(reply), after.player  # the opponent replies
+                    won = then.winner() == after.turn
+                    boards.append(Drawn(f"then {other}'s reply", then.board(), _mark(rules, reply)))
+                    notes.append(f"then {other} {rules.describe_move(reply)} and "
+                                 + ("wins at once" if won else f"wins within 3 plies, whatever {check.player} plays"))
+    if check.solutions:
+        notes.insert(0, f"the right moves: {_moves_words(rules, check.solutions)}")
+    return Evidence(boards, notes)
 
 
 def _players(entry: dict[str, Any]) -> dict[str, str]:
@@ -234,25 +320,17 @@ def render_html(report: ValidationReport, base: Path | None = None) -> str:
         return _render_html(report)
 
 
-def _board_html(game: str, board: str, size: str, caption: str) -> str:
-    """A board as a table with numbered columns (and rows, where the game names squares by row),
-    under its caption; empty when the board does not fit the size."""
+def _board_html(game: str, board: str, size: str, caption: str, mark: int = 0, outlined: tuple[int, ...] = ()) -> str:
+    """A board drawn as the game pages draw it (harness.report.page.board_svg: columns numbered, rows
+    too where the game names squares by row, Betsy's top n rows shaded, the move that led to it
+    marked, the right moves' columns outlined), under its caption; empty when it does not fit the size."""
     drawn = grid(game, board, size)
     if drawn is None:
         return ""
     cells, n = drawn
-    rows = len(cells) // n
-    numbered = get_game(game).numbered_rows
-    shaded = get_game(game).shaded_rows(n)  # where lines count (Betsy's top n rows)
-    corner = "<th></th>" if numbered else ""
-    parts = [f"<tr>{corner}{''.join(f'<th>{esc(column)}</th>' for column in range(1, n + 1))}</tr>"]
-    for r in range(rows):
-        top = " top" if r < shaded else ""
-        row = "".join(f'<td class="{ {"x": "x", "o": "o"}.get(ch, "e") }{top}">{ {"x": "●", "o": "●"}.get(ch, "") }</td>'
-                      for ch in cells[r * n:(r + 1) * n])
-        parts.append(f"<tr>{f'<th>{esc(r + 1)}</th>' if numbered else ''}{row}</tr>")
-    return (f'<figure class="board"><figcaption>{esc(caption)}</figcaption>'
-            f'<table class="board">{"".join(parts)}</table></figure>')
+    rules = get_game(game)
+    svg = board_svg(cells, n, rules.shaded_rows(n), caption, rules.numbered_rows, mark, outlined)
+    return f'<figure class="board"><figcaption>{esc(caption)}</figcaption>{svg}</figure>'
 
 
 def _check_html(report: ValidationReport, category: Category, check: Check, opened: bool) -> str:
@@ -273,20 +351,18 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
                      f"<tbody>{rows}</tbody></table></div>")
     if check.command:
         parts.append(f"<p>Command:</p><pre>{esc(_program(check.command))}</pre>")
-    if check.board:
+    found = evidence(rules, check)
+    if found is not None:
         shading = f" (shaded: {rules.shading_note})" if rules.shading_note else ""
         parts.append(f"<p>Position: {esc(rules.position_phrase(check.size, check.player))}{shading}</p>")
-        boards = [_board_html(report.game, check.board, check.size, "asked")]
-        found = _program_and_expected(rules, check)
-        note = ""
-        if found is not None:
-            printed, right = found
-            boards.append(_board_html(report.game, printed, check.size, "the program's board"))
-            if right:
-                boards.append(_board_html(report.game, right, check.size, "its move gives"))
-            else:
-                note = "<p>(its move is not legal here)</p>"
-        parts.append(f"<div class='boards'>{''.join(boards)}</div>{note}")
+        if len(found.boards) > 1 or check.solutions:
+            parts.append("<p class='muted'>Highlighted: the column of the move that led to each board; outlined: "
+                         "the right moves.</p>")
+        boards = [_board_html(report.game, drawn.board, check.size, drawn.caption, drawn.mark, drawn.outlined)
+                  for drawn in found.boards]
+        notes = "".join(f"<li>{esc(note[0].upper() + note[1:])}</li>" for note in found.notes)
+        parts.append(f"<div class='boards'>{''.join(boards)}</div>" + (f"<ul class='moves-said'>{notes}</ul>"
+                                                                        if notes else ""))
     if check.printed:
         cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
         parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")

@@ -18,12 +18,15 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
+from harness.games.game import PLAYERS
 from harness.games.registry import GAMES, Game, Position, get_game
 from harness.match.match import GameRecord, Termination, play_game, score_for_x
-from harness.games.suites import Case, Suites
+from harness.games.suites import Case, GamePosition, Suites, losing_line
+from harness.games.errors import PositionError
+from harness.games.wire import parse_answer_line
 from harness.referee.protocol import Clock, Verdict, WarningKind
 from harness.referee.referee import CallResult, Limits, ask
 from harness.match.settings import GameSettings
@@ -119,6 +122,16 @@ class Check:
     slowest: list[dict[str, Any]] = field(default_factory=list)
     """A time check's slowest calls, slowest first: ``{"id", "size", "player", "seconds", "answered"}``
     (``seconds`` is when the answer came, or when a call with no answer was stopped)."""
+    move: int | None = None
+    """The move the program answered (legal or not; None without an answer)."""
+    solutions: list[int] = field(default_factory=list)
+    """A check with a proven answer: exactly the right moves (empty: any legal move)."""
+    losing_line: list[int] = field(default_factory=list)
+    """A check with a proven answer, failed by a legal move: the opponent's reply that proves the move
+    lost (it completes a line at once, or wins within 3 plies whatever the answer); empty otherwise."""
+    control: str = ""
+    """The check this one's category rests on: a last-pebble miss is a rules fault only when the program
+    passed its control (``tactics/<control>``: the same kind of move with pebbles to spare)."""
 
     @property
     def n(self) -> int:
@@ -278,8 +291,8 @@ class Validator:
         self.progress = progress or (lambda _text: None)
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
-        self.last_pebble_wins: dict[str, bool] = {}
-        """Per last-pebble check: whether its drops win at once (else they stop the opponent's line)."""
+        self.last_pebble_cases: dict[str, Case[Position]] = {}
+        """The last-pebble cases asked, by id (their misses are judged against their controls)."""
 
     # --- one call -----------------------------------------------------------------------------
 
@@ -296,7 +309,8 @@ class Validator:
         return result
 
     def check(self, category: Category, check_id: str, position: Position, expected: str,
-              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None) -> None:
+              judge: Callable[[CallResult], tuple[bool, str, bool]] | None = None,
+              solutions: frozenset[int] | None = None) -> None:
         """Ask about ``position`` for ``category``; by default a check passes when the verdict is ok.
 
         The call runs in the validator's pool (``ValidationSettings.concurrency`` at a time): the Check is
@@ -304,7 +318,7 @@ class Validator:
         check = Check(check_id, False, "not judged: not run", judged=False)
         category.checks.append(check)
         self.pending.append(self.pool.submit(self._run_check, f"{category.name}/{check_id}", check, position,
-                                             expected, judge))
+                                             expected, judge, sorted(solutions or ())))
 
     def settle(self) -> None:
         """Wait for every check asked so far."""
@@ -313,7 +327,7 @@ class Validator:
         self.pending.clear()
 
     def _run_check(self, label: str, check: Check, position: Position, expected: str,
-                   judge: Callable[[CallResult], tuple[bool, str, bool]] | None) -> None:
+                   judge: Callable[[CallResult], tuple[bool, str, bool]] | None, solutions: list[int]) -> None:
         check_id = check.id
         self.progress(check_id)
         result = self.call(label, position)
@@ -327,16 +341,35 @@ class Validator:
             passed, detail, warning = _ok_judge(result)
         else:
             passed, detail, warning = judge(result)
-        filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged,
-                       **_evidence(result, position, check_id))
+        line = (losing_line(cast(GamePosition, position.copy()), result.move)
+                if solutions and result.ok and result.move is not None and result.move not in solutions else [])
+        filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged, solutions=solutions,
+                       losing_line=line, **_evidence(result, position, check_id))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
 
     def finish(self, category: Category) -> Category:
-        """Wait for the category's checks and write its summary."""
+        """Wait for the category's checks and write its summary (with the fixes of its kinds of
+        position: a ``category:kind`` key of ``Suites.fixes`` is that kind's fix in that category)."""
         self.settle()
-        category.summary = summary(category, self.game_rules, self.suites.fixes, self.game_rules.answer_form)
+        fixes = self.suites.fixes
+        own = {key.partition(":")[2]: fix for key, fix in fixes.items() if key.startswith(f"{category.name}:")}
+        shared = {key: fix for key, fix in fixes.items() if ":" not in key}
+        category.summary = summary(category, self.game_rules, {**shared, **own}, self.game_rules.answer_form,
+                                   proves=self._proves)
         return category
+
+    def _proves(self, check: Check, key: str) -> bool:
+        """Whether the check's position, move and printed board prove the cause of the fix ``key``
+        (``Suites.proves_fix``); a check without them proves none of a kind/verdict fix."""
+        if check.move is None or not check.board:
+            return "/" not in key
+        try:
+            position = self.game_rules.position(check.size, check.player, check.board, self.settings.play.options)
+        except (ValueError, PositionError):
+            return False
+        answer = next((found for found in map(parse_answer_line, reversed(check.printed)) if found), None)
+        return self.suites.proves_fix(key, position, check.move, answer[1] if answer else None)
 
     # --- categories ---------------------------------------------------------------------------
 
@@ -387,10 +420,8 @@ class Validator:
         for case in self.suites.rules(self.sizes, self.settings.quick):
             self.check(category, case.id, case.position, case.description)
         for case in self.suites.last_pebble(self.sizes):
-            mover = case.position.turn
-            self.last_pebble_wins[case.id] = all(
-                case.position.after(move).winner() == mover for move in case.expected or ())
-            self.check(category, case.id, case.position, case.description, _tactic_judge(case))
+            self.last_pebble_cases[case.id] = case
+            self.check(category, case.id, case.position, case.description, _tactic_judge(case), case.expected)
         return self.finish(category)
 
     def robustness(self) -> Category:
@@ -401,9 +432,9 @@ class Validator:
 
     def tactics(self) -> Category:
         category = make_category("tactics")
-        for case in self.suites.tactics(self.sizes, self.settings.quick):
+        for case in [*self.suites.tactics(self.sizes, self.settings.quick), *self.suites.controls(self.sizes)]:
             self.check(category, case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
-                       _tactic_judge(case))
+                       _tactic_judge(case), case.expected)
         return self.finish(category)
 
     def time(self) -> Category:
@@ -627,25 +658,43 @@ STRENGTH_ANALYSIS_BUDGET = 5.0
 """Seconds of analysis (harness.analysis.losing) per strength game, after all of them are played."""
 
 
-def _judge_last_pebbles(rules: Category, tactics: Category, wins_at_once: dict[str, bool]) -> None:
-    """A missed last-pebble drop is a rules fault only for a program that takes such chances
-    elsewhere (it wins at once, or stops a line, in the tactics positions): then it did not see its
-    last pebble, an off-by-one on the supply. A program that never does tells nothing here."""
-    kinds = {"win": "-win-in-one-", "stop": "-block-"}
-    for check in rules.checks:
-        if check.id not in wins_at_once or not check.judged or check.passed:
+def _judge_last_pebbles(rules: Category, tactics: Category, cases: dict[str, Case[Position]], game: Game) -> None:
+    """Where a missed last-pebble move counts. It is a rules fault (a supply count one short) only
+    when the program played another kind of move and, with pebbles to spare, played the same kind of
+    move in the case's control (``Case.control``, asked among the tactics). Otherwise it is a tactics
+    miss, moved to the tactics category and said as such: the program also missed the control, or
+    played the right kind of move (so it counts that pebble), or no control was answered."""
+    controls = {check.id: check for check in tactics.checks}
+    for check in list(rules.checks):
+        case = cases.get(check.id)
+        if (case is None or not check.judged or check.passed or not case.expected
+                or check.verdict != Verdict.OK.value or check.move is None):
+            continue  # not a missed move (an illegal move or a wrong board is a rules fault of its own)
+        position = case.position
+        kind = game.move_kind(min(case.expected))
+        other = PLAYERS[position.turn ^ 1]
+        wins = all(position.after(move).winner() == position.turn for move in case.expected)
+        what = f"a winning {kind}" if wins else f"the {kind} that stops {other}'s line"
+        played = f"played {check.move} ({game.describe_move(check.move)})"
+        missed = f"{played}: missed {what} as {check.player} with its last pebble"
+        control = controls.get(case.control) if case.control else None
+        check.control = case.control
+        if game.move_kind(check.move) == kind:
+            check.detail = (f"{missed}; its move is a {kind} too, so it counts that pebble: this is a tactics "
+                            "miss, not a supply count")
+        elif control is not None and control.judged and control.passed:
+            check.detail = (f"{missed}, though it played one with pebbles to spare ({control.move} in "
+                            f"tactics/{control.id}): it does not {kind} its last pebble (its supply count is one "
+                            "short)")
             continue
-        kind = "win" if wins_at_once[check.id] else "stop"
-        elsewhere = [c for c in tactics.checks if kinds[kind] in c.id and c.judged]
-        if elsewhere and all(c.passed for c in elsewhere):
-            check.detail += (f"; the program {'wins at once' if kind == 'win' else 'stops lines'} in the "
-                             f"tactics positions, so it does not see its last pebble (its supply count is "
-                             f"off by one?)")
+        elif control is not None and control.judged:
+            check.detail = (f"{missed}; it also missed one with pebbles to spare (tactics/{control.id}), so this "
+                            "is a tactics miss, not a supply count")
         else:
-            check.judged = False
-            check.detail = (f"not judged: {check.detail}; the program does not "
-                            f"{'take wins in one' if kind == 'win' else 'stop lines'} in the tactics "
-                            f"positions either, so this says nothing about its supply")
+            check.detail = (f"{missed}; no control (the same kind of move with pebbles to spare) was answered, "
+                            "so this is a tactics miss, not a supply count")
+        rules.checks.remove(check)
+        tactics.checks.append(check)
 
 
 def _game_end(entry: dict[str, Any]) -> str:
@@ -676,7 +725,8 @@ def _evidence(result: CallResult, position: Position, check_id: str) -> dict[str
     return dict(command=shlex.join(result.argv), board=position.board(), size=position.size_text,
                 player=position.player, printed=printed, printed_cut=cut,
                 stderr=result.stderr_tail[-1200:], seconds=round(result.seconds, 3),
-                kind=kind_of(check_id, position.size_text, position.player), verdict=result.verdict.value)
+                kind=kind_of(check_id, position.size_text, position.player), verdict=result.verdict.value,
+                move=result.move)
 
 
 def _larger_boards(late: list[Call], ran: list[Call]) -> str:
@@ -823,12 +873,17 @@ def size_bound(failed: list[Place], asked: list[Place], rules: Game) -> str:
             "command line (its first argument), never assume one")
 
 
-def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD") -> str:
+Proves = Callable[[Check, str], bool]
+"""Whether a check's evidence proves the cause a fix (by its key) names: a fix is given only then."""
+
+
+def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
+            proves: Proves | None = None) -> str:
     """The one change that fixes most of ``failed``: the fix of the commonest kind of position and
-    verdict that has one of its own (``fixes``, keyed ``kind/verdict`` or ``kind``), else what the
-    program's error output shows (``fix_hint``), else the fix of the commonest verdict; empty when
-    none is known."""
-    own = Counter(key for key in (_own_fix(check, fixes) for check in failed) if key)
+    verdict that has one of its own (``fixes``, keyed ``kind/verdict`` or ``kind``) and whose cause
+    the check's evidence proves (``proves``), else what the program's error output shows
+    (``fix_hint``), else the fix of the commonest verdict; empty when none is known."""
+    own = Counter(key for key in (_own_fix(check, fixes, proves) for check in failed) if key)
     if own:
         order = list(fixes)
         return fixes[min(own, key=lambda key: (-own[key], order.index(key)))]
@@ -839,21 +894,25 @@ def fix_for(failed: list[Check], fixes: dict[str, str], answer_form: str = "MOVE
     return VERDICT_FIXES[verdicts.most_common(1)[0][0]] if verdicts else ""
 
 
-def _own_fix(check: Check, fixes: dict[str, str]) -> str:
-    """The key of ``fixes`` for this check's kind and verdict, or for its kind; empty if neither."""
-    return next((key for key in (f"{check.kind}/{check.verdict}", check.kind) if key in fixes), "")
+def _own_fix(check: Check, fixes: dict[str, str], proves: Proves | None = None) -> str:
+    """The key of ``fixes`` for this check's kind and verdict, or for its kind, whose cause the
+    check's evidence proves; empty if neither."""
+    return next((key for key in (f"{check.kind}/{check.verdict}", check.kind)
+                 if key in fixes and (proves is None or proves(check, key))), "")
 
 
 def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
     """How to fix a program that does not answer at all, from what it printed (empty if unknown);
     ``answer_form`` is the game's answer line in words."""
     stderr = check.stderr
-    if "SyntaxError" in stderr and "print" in stderr:
+    if "SyntaxError: Missing parentheses in call to 'print'" in stderr:  # Python 3's words for a print statement
         return "this is Python 2 code: run it with Python 3 and make print a function, print(...)"
     if "SyntaxError" in stderr or "IndentationError" in stderr:
         return "fix the syntax error shown on stderr"
-    if "ModuleNotFoundError" in stderr or "ImportError" in stderr:
+    if "ModuleNotFoundError: No module named" in stderr:
         return "a module it imports is not installed here: install it, or do without it"
+    if "ImportError" in stderr:
+        return "an import failed: fix what the ImportError on stderr names"
     if check.detail.startswith(f"{Verdict.NO_ANSWER.value}:") and "printed nothing" in check.detail:
         return (f"print the answer as the last line of stdout, '{answer_form}'; run the command above "
                 "yourself to see what happens")
@@ -861,7 +920,7 @@ def fix_hint(check: Check, answer_form: str = "MOVE NEWBOARD") -> str:
 
 
 def summary(category: Category, rules: Game, fixes: dict[str, str], answer_form: str = "MOVE NEWBOARD",
-            sizes: bool = True) -> str:
+            sizes: bool = True, proves: Proves | None = None) -> str:
     """A category's one line: how many checks passed; for failures, where they were and the fix."""
     judged = [check for check in category.checks if check.judged]
     unjudged = len(category.checks) - len(judged)
@@ -875,7 +934,7 @@ def summary(category: Category, rules: Game, fixes: dict[str, str], answer_form:
     failed_places = [Place(c.size, c.player, c.kind) for c in failed]
     judged_places = [Place(c.size, c.player, c.kind) for c in judged]
     places = where(failed_places, judged_places, rules, sizes)
-    fix = (sizes and size_bound(failed_places, judged_places, rules)) or fix_for(failed, fixes, answer_form)
+    fix = (sizes and size_bound(failed_places, judged_places, rules)) or fix_for(failed, fixes, answer_form, proves)
     return text + (f": {places}" if places else "") + (f". Fix: {fix}" if fix else "")
 
 
@@ -908,8 +967,10 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
-        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_wins)
+        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_cases,
+                            validator.game_rules)
         validator.finish(categories["rules"])
+        validator.finish(categories["tactics"])
         categories["strength"], strength = validator.strength()
         categories["time"] = validator.time()
     ordered = {name: categories[name] for name in CATEGORIES}

@@ -188,17 +188,20 @@ def forced_wins(position: Position, plies: int) -> set[int]:
     return found
 
 
-def _last_pebble(position: Position) -> tuple[frozenset[Move], str] | None:
-    """The proven answer when the side to move has one pebble in hand and only drops are right,
-    judged within one reply: every wrong move ends the game or lets the opponent win at once."""
-    if position.pebbles_in_hand(position.turn) != 1:
+def _last_pebble(position: Position, in_hand: int = 1) -> tuple[frozenset[Move], str] | None:
+    """The proven answer when the side to move has ``in_hand`` pebbles in hand and only drops are
+    right, judged within one reply: every wrong move ends the game or lets the opponent win at once.
+    With one pebble in hand, a last-pebble case; with more, its control (the same kind of answer,
+    with pebbles to spare)."""
+    if position.pebbles_in_hand(position.turn) != in_hand:
         return None
     moves = position.legal_moves()
     me, other = position.player, PLAYERS[position.turn ^ 1]
     quick = {move: quick_verdict(position, move) for move in moves}
     wins = {m for m, v in quick.items() if v == WINS_NOW}
     rest = {m for m, v in quick.items() if v is None}
-    intro = f"{me} has one pebble in hand; the only"
+    intro = (f"{me} has one pebble in hand; the only" if in_hand == 1
+             else f"{me} has {in_hand} pebbles in hand; the only")
     tail = f"(any other move lets {other} win at once)"
     if wins:
         if rest or any(m < 0 for m in wins):
@@ -214,6 +217,11 @@ def _last_pebble(position: Position) -> tuple[frozenset[Move], str] | None:
             return None
         return frozenset(rest), f"{intro} moves that do not lose are drops {moves_text(rest)} {tail}"
     return frozenset(rest), f"{intro} moves that stop {other}'s line are drops {moves_text(rest)} {tail}"
+
+
+def drops_win(position: Position, moves: frozenset[Move]) -> bool:
+    """Whether ``moves`` (a last-pebble answer) win at once, rather than stop the opponent's line."""
+    return bool(moves) and all(position.after(move).winner() == position.turn for move in moves)
 
 
 TACTICS_MAX_N = 5
@@ -272,12 +280,13 @@ def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[
         n, turn, kind, number, seed))
 
 
-def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
+def _constructed_last_pebble(n: int, turn: Colour, rng: Rng, in_hand: int = 1) -> Position | None:
     """A position built for the mover's last pebble, for any n >= 2: every column full but one with
     a single empty cell on top; dropping there completes the mover's line (that column's top n cells,
     or the diagonal from that corner); the opponent, with no pebble in hand, threatens to rotate a
     column whose top n cells then all become its own; whatever else is on the board is random.
-    Returned only when ``_last_pebble`` proves it (else None)."""
+    With ``in_hand`` > 1 (a control), as many columns have an empty top cell, so the mover has that
+    many pebbles in hand. Returned only when ``_last_pebble`` proves it (else None)."""
     g = geometry(n)
     top = g.height - 1
     mine, theirs = PLAYERS[turn], PLAYERS[turn ^ 1]
@@ -304,9 +313,14 @@ def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
     if fixed.get((threat, 3), mine) != mine:
         return None
     fixed[(threat, 3)] = mine
-    free = [(c, h) for c in range(n) for h in range(g.height)
-            if (c, h) not in fixed and (c, h) != (column, top)]
-    mine_left = g.supply - 1 - sum(1 for v in fixed.values() if v == mine)
+    spare = [c for c in range(n) if c != column and (c, top) not in fixed]
+    if len(spare) < in_hand - 1:
+        return None
+    empty = {(column, top)}
+    for _ in range(in_hand - 1):
+        empty.add((spare.pop(rng.randrange(len(spare))), top))
+    free = [(c, h) for c in range(n) for h in range(g.height) if (c, h) not in fixed and (c, h) not in empty]
+    mine_left = g.supply - in_hand - sum(1 for v in fixed.values() if v == mine)
     theirs_left = g.supply - sum(1 for v in fixed.values() if v == theirs)
     if mine_left < 0 or theirs_left < 0 or mine_left + theirs_left != len(free):
         return None
@@ -317,7 +331,7 @@ def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
     fixed.update(zip(free, colours))
     board = "".join(fixed.get((c, g.height - 1 - r), ".") for r in range(g.height) for c in range(n))
     position = Position(n, board, turn)
-    if position.winner() is not None or position.pebbles_in_hand(turn) != 1:
+    if position.winner() is not None or position.pebbles_in_hand(turn) != in_hand:
         return None
     return position
 
@@ -342,6 +356,50 @@ def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case[Posi
     return Case(f"n{n}-{PLAYERS[turn]}-last-pebble-{number}", position, description, expected)
 
 
+CONTROL_IN_HAND = (2, 3, 4)
+"""Pebbles in hand a control position may leave the mover (several: pebbles to spare)."""
+
+
+@lru_cache(maxsize=256)
+def _drop_control_case(n: int, turn: Colour, wins: bool, number: int, seed: int) -> Case[Position] | None:
+    """The control of a last-pebble case: the same size, colour and kind of answer (drops that win
+    at once, or drops that alone stop the opponent's line), with several pebbles in hand, under the
+    same proof (``_last_pebble``): every right move is a drop, every other move loses within one reply."""
+    rng = slot_rng(seed, n, turn, 98, number, wins)
+    searched = ATTEMPTS if 3 <= n <= TACTICS_MAX_N else 0
+    found: tuple[frozenset[Move], str] | None = None
+    position: Position | None = None
+    for attempt in range(searched):
+        in_hand = CONTROL_IN_HAND[attempt % len(CONTROL_IN_HAND)]
+        position = _random_candidate(n, rng, turn, 2 + attempt % 2, in_hand=in_hand)
+        if position is not None and (found := _last_pebble(position, in_hand)) is not None:
+            if drops_win(position, found[0]) == wins:
+                break
+            found = None
+    if found is None and wins:  # built positions, for large boards or if the search found none
+        for attempt in range(200):
+            in_hand = CONTROL_IN_HAND[attempt % 2]
+            position = _constructed_last_pebble(n, turn, rng, in_hand)
+            if position is not None and (found := _last_pebble(position, in_hand)) is not None:
+                break
+    if found is None or position is None:
+        return None
+    expected, description = found
+    kind = "drop-to-win" if wins else "drop-to-block"
+    return Case(f"n{n}-{PLAYERS[turn]}-{kind}-{number}", position, description, expected)
+
+
+def last_pebble_controls(cases: list[Case[Position]], seed: int = 1) -> list[Case[Position]]:
+    """The control of each last-pebble case of ``cases`` that has one (its ``control`` names it)."""
+    controls: dict[str, Case[Position]] = {}
+    for case in cases:
+        n, turn, number = case.position.n, case.position.turn, int(case.id.rpartition("-")[2])
+        control = _drop_control_case(n, turn, drops_win(case.position, case.expected or frozenset()), number, seed)
+        if control is not None and control.id == case.control:
+            controls[control.id] = replace(control, position=control.position.copy())
+    return list(controls.values())
+
+
 def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1) -> list[Case[Position]]:
     """For each size of ``sizes`` and each colour, ``per_colour`` positions where the side to move
     has exactly one pebble in hand and only dropping it is right: the drops in ``expected`` win at
@@ -350,7 +408,8 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
     miscounts its supply by one and never drops its last pebble.
 
     Sizes 3..TACTICS_MAX_N use random positions found by search, larger ones built positions (the
-    same proofs check both). Ids look like ``n5-o-last-pebble-1``.
+    same proofs check both). Ids look like ``n5-o-last-pebble-1``. Each case names its control
+    (``last_pebble_controls``), e.g. ``n5-o-drop-to-win-1``, or "" when none was found.
     """
     cases: list[Case[Position]] = []
     for n in dict.fromkeys(sizes):
@@ -358,8 +417,22 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
             for turn in (BLUE, RED):
                 case = _last_pebble_case(n, turn, number, seed)
                 if case is not None:
-                    cases.append(replace(case, position=case.position.copy()))
+                    wins = drops_win(case.position, case.expected or frozenset())
+                    control = _drop_control_case(n, turn, wins, number, seed)
+                    cases.append(replace(case, position=case.position.copy(),
+                                         control=control.id if control is not None else ""))
     return cases
+
+
+def rotated_wrong_way(position: Position, column: int) -> str:
+    """The board after rotating ``column`` (0-based) the wrong way: its top pebble to the bottom."""
+    n, height = position.n, position.geometry.height
+    board = list(position.board())
+    cells = [board[r * n + column] for r in range(height) if board[r * n + column] != "."]  # top first
+    cells = cells[1:] + cells[:1]
+    for r in range(height - len(cells), height):
+        board[r * n + column] = cells[r - (height - len(cells))]
+    return "".join(board)
 
 
 def all_moves_lose_position(n: int, seed: int) -> Position | None:
@@ -385,9 +458,34 @@ class BetsySuites(Suites[Position]):
                                              "puts it back on top, the others moving down one",
         "full-columns/illegal-move": "never drop into a full column (n + 3 pebbles): rotate it, or drop elsewhere",
         "empty-columns/board-mismatch": "a pebble dropped into an empty column lands in the bottom row",
-        "last-pebble": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
+        "last-pebble/ok": "count the pebble still in hand: the last one can be dropped, and here dropping it wins at "
                        "once or stops a line",
+        "tactics:last-pebble/ok": "look at every move, drops and rotations alike, for one that completes your line "
+                               "at once or stops the opponent's",
+        "drop-to-win": Suites.fixes["win-in-one"],
+        "drop-to-block": Suites.fixes["block"],
     }
+
+    def proves_fix(self, key: str, position: Position, move: int, board: str | None) -> bool:
+        n, height = position.n, position.geometry.height
+        column = abs(move) - 1
+        if not 0 <= column < n:
+            return key.count("/") == 0
+        if key == "last-pebble/ok":  # a legal move that missed, left under rules only by its control
+            return True
+        if key == "no-pebbles-in-hand/illegal-move":  # a drop with no pebble in hand
+            return move > 0 and position.pebbles_in_hand(position.turn) == 0
+        if key == "full-columns/illegal-move":  # a drop into a full column
+            return move > 0 and position.heights[column] >= height
+        if key == "no-pebbles-in-hand/board-mismatch":  # the printed board is the wrong-way rotation's
+            return move < 0 and board is not None and board == rotated_wrong_way(position, column)
+        if key == "empty-columns/board-mismatch":  # a drop into an empty column, misplaced in that column only
+            if move < 0 or position.heights[column] or board is None or len(board) != n * height:
+                return False
+            right = position.after(move).board()
+            return any(board[i] != right[i] for i in range(len(board))) and all(
+                board[i] == right[i] for i in range(len(board)) if i % n != column)
+        return super().proves_fix(key, position, move, board)
 
     def protocol_position(self) -> Position:
         return Position.from_text("3", "o", SEED_BOARD)
@@ -446,6 +544,9 @@ class BetsySuites(Suites[Position]):
 
     def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[Position]]:
         return last_pebble_suite(tuple(n for n in map(int, sizes) if n >= 3) or (3,))
+
+    def controls(self, sizes: tuple[str, ...]) -> list[Case[Position]]:
+        return last_pebble_controls(self.last_pebble(sizes))
 
     def game_plies(self, size: str, quick: bool) -> int:
         return 16 if quick else 30  # short games; the validator adjudicates those that reach the cap

@@ -108,6 +108,11 @@ class ConnectFourSuites(Suites[connect4.Position]):
            for kind in ("full-column", "full-columns", "near-full")},
     }
 
+    def proves_fix(self, key: str, position: connect4.Position, move: int, board: str | None) -> bool:
+        if key.endswith("/illegal-move"):  # the move names a full column
+            return 1 <= move <= position.width and position.heights[move - 1] >= position.height
+        return super().proves_fix(key, position, move, board)
+
     def protocol_position(self) -> connect4.Position:
         position = connect4.initial_position(7, 6)
         for move in CONNECT4_PROTOCOL_MOVES:
