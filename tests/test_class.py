@@ -80,7 +80,7 @@ def test_a_class_is_graded_then_a_rerun_does_nothing_and_a_resubmission_plays_on
     assert [s["student"] for s in first["students"]] == ["ada", "ben", "cat", "dan", "eve", "lea", "zoe"]
     assert {k: (s["status"], s["reason"]) for k, s in students.items() if s["status"] != "ranked"} == {
         "dan": ("failed", "betsy.py does not compile as Python 3: line 3: Missing parentheses in call to 'print'. "
-                          "Did you mean print(...)? (a Python 2 program? run it under Python 3)"),
+                          "Did you mean print(...)? (Python 2 syntax: a print statement; the class runs Python 3)"),
         "eve": ("failed", students["eve"]["reason"]),
         "lea": ("missing", "no betsy.py in lea/ (found: main.py)"),
         "zoe": ("missing", "no submission (no folder in the download)"),

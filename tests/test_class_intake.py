@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.course.config import load_class_config
-from harness.course.intake import intake, read_roster, snapshot, students_of
+from harness.course.intake import intake, python2_construct, read_roster, snapshot, students_of
 from harness.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,7 @@ def test_intake_gives_each_problem_a_status_and_a_reason_and_goes_on(tmp_path: P
         "fifo": ("refused", "fifo/pipe is not a regular file or folder (a device, pipe or socket); remove it"),
         "linked": ("refused", "linked/helper.py is a link; submit the file itself"),
         "py2": ("failed", "betsy.py does not compile as Python 3: line 1: Missing parentheses in call to "
-                          "'print'. Did you mean print(...)? (a Python 2 program? run it under Python 3)"),
+                          "'print'. Did you mean print(...)? (Python 2 syntax: a print statement; the class runs Python 3)"),
     }
     assert found["ok"].student.id == "7" and found["ok"].student.name == "Ann"
 
@@ -154,3 +154,22 @@ def test_a_roster_without_its_columns_is_refused_in_one_line(tmp_path: Path) -> 
     path.write_text("id,name\n1,Ann\n1,Bob\n")
     with pytest.raises(ConfigError, match=r"line 3: '1' is also on line 2; each folder belongs to one student"):
         read_roster(path)
+
+
+@pytest.mark.parametrize(("source", "construct"), [
+    ('print "move"\n', "a print statement"),
+    ('exec "x = 1"\n', "an exec statement"),
+    ("try:\n    pass\nexcept ValueError, error:\n    pass\n", "'except E, name:'"),
+    ('raise ValueError, "bad"\n', "'raise E, message'"),
+    ("if a <> b:\n    pass\n", "the <> operator"),
+    ("mode = 0755\n", "an octal literal such as 0777"),
+    ("big = 10L\n", "a long literal such as 10L"),
+    ("x = (1,\n", None),  # a Python 3 mistake: no construct is guessed
+    ("def f(:\n    pass\n", None),
+    ('text = "print <> 1"; y = = 2\n', None),  # the words on the line, but not what Python 3 failed at
+])
+def test_a_python2_construct_is_named_only_when_the_message_and_the_line_show_it(source: str,
+                                                                                 construct: str | None) -> None:
+    with pytest.raises(SyntaxError) as caught:
+        compile(source, "betsy.py", "exec", dont_inherit=True)
+    assert python2_construct(caught.value) == construct

@@ -3,8 +3,8 @@
 A course platform's download is one folder per student (``SUBMISSIONS/<student>/betsy.py`` plus any
 helper files). Each folder is checked whole: the program file present and a regular file, nothing but
 regular files and folders (no link, no device, no pipe), at most the size cap; a Python program must
-compile as Python 3 (a Python 2 program fails here, with the line, instead of in every check). A
-problem is the student's status with a one-line reason; the other students go on.
+compile as Python 3 (a Python 2 program fails here, with its line and the Python 2 construct on it,
+instead of in every check). A problem is the student's status with a one-line reason; the other students go on.
 
 Each submission is identified by a content hash of its folder (SHA-256 over every file's relative path
 and content, compiled caches left out), and copied once into a snapshot folder named by that hash: the
@@ -18,6 +18,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -224,17 +225,36 @@ def python3_problem(program: Path, command: str, shown: str) -> str | None:
         compile(source, shown, "exec", dont_inherit=True)
     except SyntaxError as error:
         text = visible(str(error.msg))
-        hint = " (a Python 2 program? run it under Python 3)" if _python2_like(error, source) else ""
+        construct = python2_construct(error)
+        hint = f" (Python 2 syntax: {construct}; the class runs Python 3)" if construct else ""
         return f"{shown} does not compile as Python 3: line {error.lineno}: {text}{hint}"
     except (ValueError, RecursionError, MemoryError) as error:
         return f"{shown} does not compile as Python 3: {visible(str(error))[:120]}"
     return None
 
 
-def _python2_like(error: SyntaxError, source: bytes) -> bool:
-    message = str(error.msg)
-    return ("Missing parentheses in call to" in message or "print " in (error.text or "")
-            or b"<>" in source or "invalid token" in message or "except " in (error.text or "") and "," in (error.text or ""))
+_PYTHON2 = (  # (what Python 3 said, a pattern the line must match, the Python 2 construct it shows)
+    ("Missing parentheses in call to 'print'", r"\bprint\b", "a print statement"),
+    ("Missing parentheses in call to 'exec'", r"\bexec\b", "an exec statement"),
+    ("multiple exception types must be parenthesized", r"^\s*except\s+[\w.]+\s*,\s*\w+\s*:", "'except E, name:'"),
+    ("leading zeros in decimal integer literals", r"\b0[0-7]+\b", "an octal literal such as 0777"),
+    ("invalid decimal literal", r"\b\d+[lL]\b", "a long literal such as 10L"),
+    ("invalid syntax", r"[\w)\]]\s*<>\s*[\w(\[]", "the <> operator"),
+    ("invalid syntax", r"^\s*raise\s+[\w.]+\s*,", "'raise E, message'"),
+)
+"""Python 2 constructs, each named only when Python 3's message and the failing line, where it failed, show it."""
+
+
+def python2_construct(error: SyntaxError) -> str | None:
+    """The Python 2 construct that the syntax error shows (its message, and its line at the place it
+    failed), or None: the hint names what the line holds there, never a guess from the message alone."""
+    message, line = str(error.msg), error.text or ""
+    at = (error.offset or 1) - 1  # where Python 3 failed on the line: the construct must be there
+    for said, pattern, construct in _PYTHON2:
+        if message.startswith(said) and any(found.start() <= at < max(found.end(), found.start() + 1)
+                                            for found in re.finditer(pattern, line)):
+            return construct
+    return None
 
 
 def snapshot(config: ClassConfig, submission: Submission, root: Path) -> Path:
