@@ -418,3 +418,25 @@ def test_bench_analysis_reads_a_copy_of_a_database_and_prints_the_share_of_each_
                                 "median", "s", "max", "s"]
     assert lines[2].split()[:11] == ["betsy", "3", "1", "1", "100.0%", "0", "0.0%", "0", "0.0%", "0", "0.0%"]
     assert db.read_bytes() == before  # a copy was analysed
+
+
+def test_arena_tournament_with_analyse_stores_each_games_finding_once(tmp_path: Path) -> None:
+    config = tmp_path / "c4.yaml"
+    config.write_text("name: analysed\ngame: connect4\nsize: [4x4]\ntime: 1\nrounds: 1\nconcurrency: 2\n"
+                      "openings: {plies: 2, seed: 3}\nengines:\n  - {name: random, builtin: random, options: {seed: 1}}\n"
+                      "  - {name: greedy, builtin: greedy, options: {seed: 2}}\n")
+    db = tmp_path / "c4.sqlite"
+    first = arena("tournament", str(config), "--db", str(db), "--analyse", "5", "--no-progress")
+    assert first.returncode == 0, first.stderr
+    with sqlite3.connect(db) as connection:
+        kinds = [kind for (kind,) in connection.execute("SELECT kind FROM analyses ORDER BY game")]
+        games = connection.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert games == 2 and len(kinds) == 2
+    assert set(kinds) <= {"proved", "none"}  # the solver reaches every 4x4 position: nothing is only assessed
+    line = next(text for text in first.stdout.splitlines() if " analysed (" in text)
+    assert line.startswith(f"2 games analysed ({kinds.count('proved')} proved, 0 assessment, {kinds.count('none')} "
+                           "none, 0 not reached), ")
+    assert line.endswith(" s per game; 0 already analysed")
+    again = arena("tournament", str(config), "--db", str(db), "--analyse", "5", "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert "0 games analysed (0 proved, 0 assessment, 0 none, 0 not reached); 2 already analysed\n" in again.stdout

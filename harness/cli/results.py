@@ -272,24 +272,31 @@ def analyse_command(
 ) -> None:
     """Find each stored game's losing move: proved by the game's exact oracle where it reaches, else
     assessed by search; stored with the game (games already analysed are skipped)."""
-    from harness.analysis.run import analyse_stored
-    from harness.progress import bar as progress_bar
     from harness.progress import wanted
-    from harness.store.store import Store, check_database_file
+    from harness.store.store import check_database_file
 
     if not db.exists():
         raise UsageError(f"no results database at {db}; check the path")
     check_database_file(db)
+    echo(analyse_games(db, tournament_id, budget, again, wanted(progress)))
+
+
+def analyse_games(db: Path, tournament_id: int | None, budget: float, again: bool, progress: bool) -> str:
+    """Analyse the stored games of ``db`` (of one tournament, or all) that have no analysis yet (all
+    with ``again``), with a progress bar; the one-line summary."""
+    from harness.analysis.run import analyse_stored
+    from harness.progress import bar as progress_bar
+    from harness.store.store import Store
+
     with reading(db), Store(db, role="arena analyse") as store:
         if tournament_id is not None and not store.has_tournament(tournament_id):
             raise UsageError(f"{db} has no tournament #{tournament_id}")
         waiting = len(store.game_rows(tournament_id)) - (0 if again else len(store.analysed_ids(tournament_id)))
-        with progress_bar(waiting, "analyse", "game", wanted(progress)) as shown:
+        with progress_bar(waiting, "analyse", "game", progress) as shown:
             def analysed(_finding: object) -> None:
                 shown.update(1)
 
-            summary = analyse_stored(store, tournament_id, budget, again, on_game=analysed)
-    echo(summary.line())
+            return analyse_stored(store, tournament_id, budget, again, on_game=analysed).line()
 
 
 def export_command(

@@ -22,7 +22,7 @@ from harness.cli.options import (
     TimeOption,
     board_size,
 )
-from harness.cli.results import print_report
+from harness.cli.results import analyse_games, print_report
 from harness.errors import StoreError, UsageError
 from harness.referee.sandbox import SandboxMode
 
@@ -83,6 +83,10 @@ def tournament_command(
              "into shares with the same openings and game ids.")] = None,
     sandbox: ConfigSandboxOption = None,
     replay_stalls: ReplayStallsOption = None,
+    analyse: Annotated[Optional[float], typer.Option(
+        "--analyse", min=0.0, metavar="SECONDS",
+        help="After the games, find each game's losing move with this many seconds per game (as arena analyse "
+             "does; games already analysed are skipped).")] = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT, a running "
                                 "scheduler with TLS, or local:K, K worker slots on this machine.")] = None,
@@ -125,6 +129,12 @@ def tournament_command(
     scheduled = f"{summary.scheduled} scheduled" + (f" in rounds {rounds_text(share)}" if share else "")
     failed = f", {summary.failed} failed (see the log)" if summary.failed else ""
     echo(f"{summary.played} games played now, {summary.already_done} already in {db_path}, {scheduled}{failed}")
+    if analyse is not None:
+        try:
+            echo(analyse_games(db_path, summary.tournament, analyse, False, wanted(progress)))
+        except KeyboardInterrupt:
+            raise stopped(f"interrupted: the games and the analyses done are saved in {db_path}; rerun to "
+                          "analyse the rest") from None
     echo("")
     print_report(db_path, summary.tournament, "text")
 
