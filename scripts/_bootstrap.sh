@@ -71,9 +71,6 @@ if [ "$TESTS" = 1 ]; then
     # browser of its own here).
     command -v chromium >/dev/null 2>&1 || apt_install chromium "the HTML pages' browser tests" \
         "those tests skip" "sudo apt-get install chromium"
-    # The cluster benchmark's engine in C (scripts/sleepy_connect4.c) is built in a test.
-    { command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1; } || apt_install gcc \
-        "a C compiler for the cluster benchmark's engine" "its test skips" "sudo apt-get install gcc"
     # A sandbox test links a student's folder to the system's own Python.
     [ -x /usr/bin/python3 ] || apt_install python3 "the system Python in /usr/bin" \
         "a sandbox test skips" "sudo apt-get install python3"
@@ -85,6 +82,14 @@ fi
 # smaller row + col <= 20 where memory is short; the solver searches where there is none, with the same answers).
 "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --game kings-horses --if-missing >&2 \
     || echo "warning: the kings-horses corner table was not built" >&2
+# The native search core (engines/native/*.c; the cluster benchmark's engine in C is built with the same
+# compiler in a test), compiled with the system C compiler where it is missing or
+# older than its source; where it cannot be built the engines search in pure Python (one warning line).
+if ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
+    apt_install gcc "a C compiler for the native search core" "the engines search in pure Python (slower)" \
+        "sudo apt-get install gcc"
+fi
+"$VENV_PY" "$ROOT/engines/native/build.py" --if-stale || true
 # Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.
 if [ -n "$(find "$ROOT/harness" "$ROOT/engines" -name '*.py' -newer "$STAMP" -print -quit)" ]; then
     "$VENV_PY" -m compileall -q "$ROOT/harness" "$ROOT/engines" >/dev/null && touch "$STAMP"

@@ -1,0 +1,52 @@
+"""The native search core: C sources in this folder, each compiled by ``engines/native/build.py`` (run
+by the set-up of ``scripts/arena`` and ``scripts/test``) into ``_build/<name>.so`` with the system C
+compiler, and loaded here with ctypes (no build-time Python headers or packages needed; about 1 ms
+to import). Every search keeps its pure-Python path, the reference the native one is checked against:
+``load`` returns None where the library was not built, is out of date with its source, or
+``ARENA_PURE=1`` asks for the Python path.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(HERE, "_build")
+_loaded: dict[str, ctypes.CDLL | None] = {}
+
+
+def library_path(name: str) -> str:
+    """Where ``name``'s compiled library lives (``_build/<name>.so``)."""
+    return os.path.join(BUILD, f"{name}.so")
+
+
+def pure() -> bool:
+    """Whether the pure-Python path is asked for (``ARENA_PURE`` set to anything but 0 or empty)."""
+    return os.environ.get("ARENA_PURE", "") not in ("", "0")
+
+
+def load(name: str) -> ctypes.CDLL | None:
+    """The compiled library ``name`` (from ``name.c``), or None: not built, older than its source, or
+    the pure path asked for. Loaded once per process."""
+    if name in _loaded:
+        return _loaded[name]
+    library = None
+    path = library_path(name)
+    if not pure():
+        try:
+            fresh = os.stat(path).st_mtime_ns >= os.stat(os.path.join(HERE, f"{name}.c")).st_mtime_ns
+        except OSError:
+            fresh = False
+        if fresh:
+            import ctypes
+
+            try:
+                library = ctypes.CDLL(path)
+            except OSError:
+                library = None
+    _loaded[name] = library
+    return library

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Compile the native search core: every ``engines/native/*.c`` into ``engines/native/_build/<name>.so``
+with the system C compiler (``$CC``, else ``cc``, else ``gcc``), only where the library is missing or
+older than its source (``--if-stale``; without it, every one). Portable flags (-O2, no -march), so the
+library runs on any machine of the architecture it was built on.
+
+Exit status 0 when every library is built; otherwise one warning line per source that could not be
+built on stderr, status 1, and the engines search in pure Python (the same answers, slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(HERE, "_build")
+FLAGS = ["-O2", "-std=c11", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration"]
+
+
+def compiler() -> str | None:
+    """The C compiler to use: $CC, cc or gcc, the first found."""
+    for candidate in (os.environ.get("CC", ""), "cc", "gcc"):
+        if candidate and shutil.which(candidate):
+            return candidate
+    return None
+
+
+def stale(source: str, target: str) -> bool:
+    try:
+        return os.stat(target).st_mtime_ns < os.stat(source).st_mtime_ns
+    except OSError:
+        return True
+
+
+def build(name: str, cc: str) -> str | None:
+    """Compile ``name.c``; None, or why it failed (one line). Written to a temporary file and moved
+    into place, so a running engine never loads a half-written library."""
+    source = os.path.join(HERE, f"{name}.c")
+    target = os.path.join(BUILD, f"{name}.so")
+    os.makedirs(BUILD, exist_ok=True)
+    handle, partial = tempfile.mkstemp(dir=BUILD, suffix=".so.partial")
+    os.close(handle)
+    try:
+        done = subprocess.run([cc, *FLAGS, "-o", partial, source], capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:200])
+            return f"{cc} failed on {name}.c: {first}"
+        os.replace(partial, target)
+        return None
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{cc} could not build {name}.c: {error}"
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--if-stale", action="store_true", help="build only missing or out-of-date libraries")
+    args = parser.parse_args()
+    names = sorted(entry[:-2] for entry in os.listdir(HERE) if entry.endswith(".c"))
+    todo = [name for name in names if not args.if_stale or stale(os.path.join(HERE, f"{name}.c"),
+                                                                   os.path.join(BUILD, f"{name}.so"))]
+    if not todo:
+        return 0
+    cc = compiler()
+    if cc is None:
+        print("warning: no C compiler (cc or gcc; install gcc), so the native search core is not built and "
+              "the engines search in pure Python (the same answers, slower)", file=sys.stderr)
+        return 1
+    failed = 0
+    for name in todo:
+        problem = build(name, cc)
+        if problem is not None:
+            failed += 1
+            print(f"warning: {problem}; that search runs in pure Python (the same answers, slower)", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
