@@ -101,14 +101,16 @@ def call(
     clock: Clock = Clock(1),
     limits: Limits = Limits(),
     position: Position = SEED,
+    slack: float = 10,
 ) -> tuple[CallResult, float]:
-    """``ask`` once; check the wall time bound and that nothing of the call survives; (result, wall)."""
+    """``ask`` once; check the wall time bound (the clock's allowance plus ``slack`` seconds) and that
+    nothing of the call survives; (result, wall)."""
     before = _live_children()
     namespaced_before = namespaced_processes()
     started = time.monotonic()
     result = ask(command, position, clock, mode(limits))
     wall = time.monotonic() - started
-    assert wall < clock.allowed + 10, f"ask() took {wall:.2f} s: {result}"
+    assert wall < clock.allowed + slack, f"ask() took {wall:.2f} s: {result}"
     survivors = [pid for pid in recorded_pids(pid_file) if _is_alive(pid)]
     assert not survivors, f"processes of the call still alive: {survivors}"
     assert namespaced_processes() <= namespaced_before, "processes of the sandbox still alive"
@@ -329,7 +331,9 @@ def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path) -> 
     holder = threading.Thread(target=hold_the_lock)
     holder.start()
     try:
-        result, _ = call(fake("reports_limits"), pid_file, clock=Clock(2), limits=limits)
+        # Every hand-over of the interpreter lock waits up to the 0.5 s interval here, and a loaded
+        # machine adds hand-overs: the bound on the whole call is a wide one.
+        result, _ = call(fake("reports_limits"), pid_file, clock=Clock(2), limits=limits, slack=90)
     finally:
         stop.set()
         holder.join()
