@@ -11,7 +11,7 @@ import typer
 
 from harness.cli.console import echo
 from harness.cli.options import ResultsArgument
-from harness.cli.results import open_results, reading
+from harness.cli.results import open_results, reading, stored_game
 from harness.errors import UsageError
 from harness.text import cut_note, excerpt, size_text
 
@@ -34,11 +34,7 @@ def repro_command(
     from harness.referee.protocol import Verdict
 
     with reading(db), open_results(db) as store:
-        found = store.find_game(game_id)
-        if found is None:
-            raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
-        row = next(r for r in store.game_rows() if r.id == found)
-        record = store.game_record(found)
+        found, row, record = stored_game(store, db, game_id)
         engines = engines_of(store.engines_of(row.tournament))
         config = store.tournament_info(row.tournament)["config"]
     grace = config.get("grace", 0.5)

@@ -215,6 +215,16 @@ def _result_matches(stored: str, x: str, o: str, wanted: str, engine: str | None
     return stored == wanted
 
 
+def stored_game(store: Any, db: Path, game_id: str) -> tuple[int, Any, Any]:
+    """The stored game ``game_id`` (its number or its id) of ``db``: (row id, its games row, its record);
+    a one-line error naming how to list the games when there is none."""
+    found = store.find_game(game_id)
+    if found is None:
+        raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
+    row = next(r for r in store.game_rows() if r.id == found)
+    return found, row, store.game_record(found)
+
+
 def replay_command(
     db: ResultsArgument,
     game_id: Annotated[str, typer.Argument(help="The game's number (from arena games) or its key.")],
@@ -227,11 +237,7 @@ def replay_command(
     from harness.store import gamelog
 
     with reading(db), open_results(db) as store:
-        found = store.find_game(game_id)
-        if found is None:
-            raise UsageError(f"{db} has no game {game_id!r}; list them with 'arena games {db}'")
-        row = next(r for r in store.game_rows() if r.id == found)
-        record = store.game_record(found)
+        found, row, record = stored_game(store, db, game_id)
         analysis = stored_finding(store, found)
     steps = gamelog.frames(record)
     total = len(record.moves)
