@@ -73,6 +73,9 @@ typedef struct {
     int heights[MAXN];
     int count[2];
     int turn;
+    uint64_t key[MAXKW]; /* the table key of the position, kept up to date by push and pop */
+    int turn_word;
+    uint64_t turn_bit;
     /* search */
     int64_t nodes, next_check, max_nodes, contempt, repetitions;
     double deadline; /* < 0: none */
@@ -82,8 +85,7 @@ typedef struct {
     jmp_buf stop;
     int64_t partial_done, partial_move, partial_score;
     /* transposition table */
-    uint64_t *tkeys;
-    Entry *tentries;
+    uint64_t *tkeys; /* the table's slots */
     int64_t slots, used, limit;
     /* search path (a set of keys) */
     Key *path;
@@ -93,7 +95,20 @@ typedef struct {
 
 /* ---- bits ------------------------------------------------------------------------------------ */
 
-static inline int popcount64(uint64_t v) { return __builtin_popcountll(v); }
+/* Bits set, inline: __builtin_popcountll is a library call without -mpopcnt, which the portable
+ * build flags do not assume. */
+static inline int popcount64(uint64_t v) {
+    v = v - ((v >> 1) & 0x5555555555555555ULL);
+    v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((v * 0x0101010101010101ULL) >> 56);
+}
+
+static inline int same_words(const uint64_t *a, const uint64_t *b, int count) {
+    for (int i = 0; i < count; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
 
 static inline uint32_t col_get(const uint64_t *w, int base, int height) {
     int wi = base >> 6, off = base & 63;
@@ -127,6 +142,8 @@ static int64_t floordiv(int64_t a, int64_t b) {
 
 /* ---- position -------------------------------------------------------------------------------- */
 
+static void build_key(Ctx *s);
+
 static void load_key(Ctx *s, const uint8_t *bytes) {
     memset(s->m, 0, sizeof s->m);
     s->turn = bytes[0] & 1;
@@ -143,6 +160,7 @@ static void load_key(Ctx *s, const uint8_t *bytes) {
         }
         s->heights[c] = popcount64(s->col[0][c] | s->col[1][c]);
     }
+    build_key(s);
 }
 
 static void save_key(const Ctx *s, uint8_t *bytes, int nbytes) {
@@ -156,23 +174,39 @@ static void save_key(const Ctx *s, uint8_t *bytes, int nbytes) {
             }
 }
 
-static void make_key(const Ctx *s, Key *k) {
-    memset(k->w, 0, sizeof(uint64_t) * (size_t)s->kw);
-    int stride = s->height + 1, pos = 0;
-    for (int c = 0; c < s->n; c++, pos += stride) {
-        uint64_t v = s->col[0][c] | (1ULL << s->heights[c]);
-        int wi = pos >> 6, off = pos & 63;
-        k->w[wi] |= v << off;
-        if (off + stride > 64) k->w[wi + 1] |= v >> (64 - off);
+static inline void key_column(Ctx *s, int c) {
+    int stride = s->height + 1, pos = c * stride, wi = pos >> 6, off = pos & 63;
+    uint64_t mask = (1ULL << stride) - 1, v = s->col[0][c] | (1ULL << s->heights[c]);
+    s->key[wi] = (s->key[wi] & ~(mask << off)) | (v << off);
+    if (off + stride > 64) {
+        int shift = 64 - off;
+        s->key[wi + 1] = (s->key[wi + 1] & ~(mask >> shift)) | (v >> shift);
     }
-    k->w[pos >> 6] |= (uint64_t)s->turn << (pos & 63);
+}
+
+/* The key from scratch (after load_key). */
+static void build_key(Ctx *s) {
+    memset(s->key, 0, sizeof s->key);
+    for (int c = 0; c < s->n; c++) key_column(s, c);
+    int pos = s->n * (s->height + 1);
+    s->turn_word = pos >> 6;
+    s->turn_bit = 1ULL << (pos & 63);
+    if (s->turn) s->key[s->turn_word] |= s->turn_bit;
+}
+
+static uint64_t hash_words(const uint64_t *w, int count) {
     uint64_t h = 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < s->kw; i++) {
-        h ^= k->w[i];
+    for (int i = 0; i < count; i++) {
+        h ^= w[i];
         h *= 0xBF58476D1CE4E5B9ULL;
         h ^= h >> 31;
     }
-    k->hash = h;
+    return h;
+}
+
+static inline void make_key(const Ctx *s, Key *k) {
+    for (int i = 0; i < s->kw; i++) k->w[i] = s->key[i];
+    k->hash = hash_words(k->w, s->kw);
 }
 
 /* The position a compact key stands for (the inverse of make_key). */
@@ -239,6 +273,8 @@ static inline Undo push(Ctx *s, int move) {
         col_set(s->m[1], base, s->height, oc);
     }
     s->turn ^= 1;
+    key_column(s, c);
+    s->key[s->turn_word] ^= s->turn_bit;
     return u;
 }
 
@@ -256,6 +292,8 @@ static inline void pop(Ctx *s, int move, Undo u) {
     }
     s->col[0][c] = u.x;
     s->col[1][c] = u.o;
+    key_column(s, c);
+    s->key[s->turn_word] ^= s->turn_bit;
 }
 
 /* The winner right after push(move), from the lines the move can have changed; -1 for none. */
@@ -431,71 +469,54 @@ static int64_t evaluate(Ctx *s) {
 
 /* ---- transposition table (AlphaBeta.table and _store) ------------------------------------------ */
 
+/* A slot is kw key words then an Entry (two words): one cache line for most probes. */
+#define SLOT(s, i) ((s)->tkeys + (i) * ((s)->kw + 2))
+#define ENTRY(s, i) ((Entry *)(SLOT(s, i) + (s)->kw))
+
 static int tt_alloc(Ctx *s, int64_t slots) {
-    uint64_t *keys = calloc((size_t)slots * (size_t)s->kw, sizeof(uint64_t));
-    Entry *entries = malloc((size_t)slots * sizeof(Entry));
-    if (!keys || !entries) {
-        free(keys);
-        free(entries);
-        return 0;
-    }
-    for (int64_t i = 0; i < slots; i++) entries[i].flag = -1;
+    uint64_t *table = malloc((size_t)slots * (size_t)(s->kw + 2) * sizeof(uint64_t));
+    if (!table) return 0;
     free(s->tkeys);
-    free(s->tentries);
-    s->tkeys = keys;
-    s->tentries = entries;
+    s->tkeys = table;
     s->slots = slots;
     s->used = 0;
+    for (int64_t i = 0; i < slots; i++) ENTRY(s, i)->flag = -1;
     return 1;
 }
 
 static int64_t tt_slot(const Ctx *s, const uint64_t *key, uint64_t hash) {
     int64_t mask = s->slots - 1, i = (int64_t)(hash & (uint64_t)mask);
     for (;;) {
-        if (s->tentries[i].flag < 0) return i;
-        if (!memcmp(s->tkeys + i * s->kw, key, sizeof(uint64_t) * (size_t)s->kw)) return i;
+        if (ENTRY(s, i)->flag < 0) return i;
+        if (same_words(SLOT(s, i), key, s->kw)) return i;
         i = (i + 1) & mask;
     }
 }
 
 static Entry *tt_find(const Ctx *s, const Key *k) {
     int64_t i = tt_slot(s, k->w, k->hash);
-    return s->tentries[i].flag < 0 ? NULL : &s->tentries[i];
-}
-
-static uint64_t hash_words(const Ctx *s, const uint64_t *w) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < s->kw; i++) {
-        h ^= w[i];
-        h *= 0xBF58476D1CE4E5B9ULL;
-        h ^= h >> 31;
-    }
-    return h;
+    return ENTRY(s, i)->flag < 0 ? NULL : ENTRY(s, i);
 }
 
 static void tt_grow(Ctx *s) {
-    uint64_t *keys = s->tkeys;
-    Entry *entries = s->tentries;
-    int64_t slots = s->slots, used = s->used;
+    uint64_t *old = s->tkeys;
+    int64_t slots = s->slots, used = s->used, stride = s->kw + 2;
     s->tkeys = NULL;
-    s->tentries = NULL;
     if (!tt_alloc(s, slots * 2)) { /* no memory: keep the table as it is */
-        s->tkeys = keys;
-        s->tentries = entries;
+        s->tkeys = old;
         s->slots = slots;
         s->used = used;
         return;
     }
-    for (int64_t i = 0; i < slots; i++)
-        if (entries[i].flag >= 0) {
-            const uint64_t *key = keys + i * s->kw;
-            int64_t j = tt_slot(s, key, hash_words(s, key));
-            memcpy(s->tkeys + j * s->kw, key, sizeof(uint64_t) * (size_t)s->kw);
-            s->tentries[j] = entries[i];
+    for (int64_t i = 0; i < slots; i++) {
+        const uint64_t *slot = old + i * stride;
+        if (((const Entry *)(slot + s->kw))->flag >= 0) {
+            int64_t j = tt_slot(s, slot, hash_words(slot, s->kw));
+            memcpy(SLOT(s, j), slot, sizeof(uint64_t) * (size_t)stride);
             s->used++;
         }
-    free(keys);
-    free(entries);
+    }
+    free(old);
 }
 
 static void tt_store(Ctx *s, const Key *k, int depth, int flag, int64_t score, int move, int ply) {
@@ -504,19 +525,19 @@ static void tt_store(Ctx *s, const Key *k, int depth, int flag, int64_t score, i
     else if (score < -WIN_BOUND)
         score -= ply;
     int64_t i = tt_slot(s, k->w, k->hash);
-    Entry *e = &s->tentries[i];
+    Entry *e = ENTRY(s, i);
     if (e->flag >= 0) {
         if (e->depth > depth && e->flag == EXACT) return; /* keep the deeper exact entry */
     } else {
         if (s->used >= s->limit) { /* AlphaBeta: table.clear() when full and the key is new */
-            for (int64_t j = 0; j < s->slots; j++) s->tentries[j].flag = -1;
+            for (int64_t j = 0; j < s->slots; j++) ENTRY(s, j)->flag = -1;
             s->used = 0;
         }
         if ((s->used + 1) * 4 > s->slots * 3) tt_grow(s);
         if ((s->used + 1) >= s->slots) return; /* out of memory and full: do not store */
         i = tt_slot(s, k->w, k->hash);
-        e = &s->tentries[i];
-        memcpy(s->tkeys + i * s->kw, k->w, sizeof(uint64_t) * (size_t)s->kw);
+        e = ENTRY(s, i);
+        memcpy(SLOT(s, i), k->w, sizeof(uint64_t) * (size_t)s->kw);
         s->used++;
     }
     e->depth = (int16_t)depth;
@@ -530,7 +551,7 @@ static void tt_store(Ctx *s, const Key *k, int depth, int flag, int64_t score, i
 static int path_find(const Ctx *s, const Key *k) {
     if (!s->path_filter[k->hash & (PATH_FILTER - 1)]) return -1;
     for (int i = s->path_len - 1; i >= 0; i--)
-        if (s->path[i].hash == k->hash && !memcmp(s->path[i].w, k->w, sizeof(uint64_t) * (size_t)s->kw))
+        if (s->path[i].hash == k->hash && same_words(s->path[i].w, k->w, s->kw))
             return i;
     return -1;
 }
@@ -768,7 +789,6 @@ void *betsy_new(int n, int blue_priority, const int64_t *eval, int64_t table_lim
         free(s->ring_cache);
         free(s->ring_known);
         free(s->tkeys);
-        free(s->tentries);
         free(s);
         return NULL;
     }
@@ -807,7 +827,6 @@ void betsy_free(void *ctx) {
     free(s->ring_cache);
     free(s->ring_known);
     free(s->tkeys);
-    free(s->tentries);
     free(s->path);
     free(s);
 }
