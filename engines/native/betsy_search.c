@@ -424,27 +424,50 @@ static int64_t stack_value(uint64_t x_bits, int height, int n, const int64_t *va
     return floordiv(values[best_x] - values[best_o], 1 + total - height);
 }
 
-static int64_t evaluate(Ctx *s) {
+static inline int count_on(const uint64_t *mask, const uint64_t *line, const int nw) {
+    int count = 0;
+    for (int w = 0; w < nw; w++) count += popcount64(mask[w] & line[w]);
+    return count;
+}
+
+/* The evaluation's line terms; ``nw`` a constant at each call, so the word loops unroll. */
+static inline __attribute__((always_inline)) int64_t line_terms(const Ctx *s, const int nw) {
     int64_t score = 0;
     const uint64_t *x = s->m[0], *o = s->m[1];
     for (int i = 0; i < s->nlines; i++) {
         const uint64_t *line = s->lines[i];
-        int xs = 0, os = 0;
-        for (int w = 0; w < s->nw; w++) {
-            xs += popcount64(x[w] & line[w]);
-            os += popcount64(o[w] & line[w]);
+        uint64_t any_x = 0, any_o = 0;
+        for (int w = 0; w < nw; w++) {
+            any_x |= x[w] & line[w];
+            any_o |= o[w] & line[w];
         }
-        if (!xs && !os) continue;
-        if (!os) {
-            score += s->open_values[xs];
-        } else if (!xs) {
-            score -= s->open_values[os];
-        } else if (os == 1) {
+        if (!any_o) {
+            if (any_x) score += s->open_values[count_on(x, line, nw)];
+            continue;
+        }
+        if (!any_x) {
+            score -= s->open_values[count_on(o, line, nw)];
+            continue;
+        }
+        int xs = count_on(x, line, nw), os = count_on(o, line, nw);
+        if (os == 1) {
             score += s->blocked_values[xs];
             if (xs == 1) score -= s->blocked_values[1];
         } else if (xs == 1) {
             score -= s->blocked_values[os];
         }
+    }
+    return score;
+}
+
+static int64_t evaluate(Ctx *s) {
+    int64_t score;
+    switch (s->nw) {
+    case 1: score = line_terms(s, 1); break;
+    case 2: score = line_terms(s, 2); break;
+    case 3: score = line_terms(s, 3); break;
+    case 4: score = line_terms(s, 4); break;
+    default: score = line_terms(s, MAXW); break;
     }
     if (s->ring) {
         int n = s->n;
@@ -533,7 +556,7 @@ static void tt_store(Ctx *s, const Key *k, int depth, int flag, int64_t score, i
             for (int64_t j = 0; j < s->slots; j++) ENTRY(s, j)->flag = -1;
             s->used = 0;
         }
-        if ((s->used + 1) * 4 > s->slots * 3) tt_grow(s);
+        if ((s->used + 1) * 2 > s->slots) tt_grow(s); /* linear probing: keep it half empty */
         if ((s->used + 1) >= s->slots) return; /* out of memory and full: do not store */
         i = tt_slot(s, k->w, k->hash);
         e = ENTRY(s, i);
@@ -678,6 +701,8 @@ static int64_t negamax(Ctx *s, int depth, int64_t alpha, int64_t beta, int ply) 
         int move = moves[index];
         Undo u = push(s, move);
         s->nodes++;
+        if (child_depth > 0) /* the child probes the table: fetch its slot while this node works */
+            __builtin_prefetch(SLOT(s, (int64_t)(hash_words(s->key, s->kw) & (uint64_t)(s->slots - 1))));
         int winner = winner_after_push(s, move);
         int64_t score;
         if (winner >= 0) {
