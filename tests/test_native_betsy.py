@@ -218,3 +218,14 @@ def test_hybrid_uses_the_native_searcher_unless_pure(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("ARENA_PURE", "1")
     monkeypatch.setattr(native, "_loaded", {})
     assert type(mcts_alphabeta._searcher(position, mcts_alphabeta.evaluate)) is AlphaBeta
+
+
+def test_boards_beyond_the_core_are_searched_in_python(lib: ctypes.CDLL) -> None:
+    from engines.search.native_betsy import searcher
+
+    big = Position(MAX_N + 1)  # the rules hold any n; the tools stop at MAX_N
+    found = searcher(big, mcts_alphabeta.evaluate, mcts_alphabeta.WEIGHTS)
+    assert type(found) is AlphaBeta
+    assert found.search(big, 1).move == 1
+    with pytest.raises(ValueError, match=f"n = 1 to {MAX_N}, not {MAX_N + 1}"):
+        Core(lib, MAX_N + 1, DEFAULT_WEIGHTS, False, 10)

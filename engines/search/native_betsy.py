@@ -20,6 +20,7 @@ from engines.evaluation import Weights, make_evaluator
 from engines.native import load
 from engines.search.alphabeta import _CHECK_EVERY, WIN_BOUND, AlphaBeta, SearchStopped
 from harness.games.betsy import Position
+from harness.games.betsy.rules import MAX_N
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,6 +89,8 @@ class Core:
         self.n = n
         self.cells = n * (n + 3)
         self.nbytes = (2 * self.cells + 1 + 7) // 8
+        if not 1 <= n <= MAX_N:
+            raise ValueError(f"the native Betsy core holds boards of n = 1 to {MAX_N}, not {n}")
         tables = evaluation_tables(weights, n)
         handle = lib.betsy_new(n, int(blue_priority), (_I64 * len(tables))(*tables), table_limit)
         if not handle:
@@ -192,8 +195,11 @@ def searcher(position: object, evaluation: Callable[[Any], int], weights: Weight
     """An alpha-beta searcher for ``position``: the native one for a Betsy position when the core is
     loaded, else the Python one. ``evaluation`` must be ``make_evaluator(weights)`` (the Python
     path's evaluation; the core builds the same from ``weights``)."""
-    if isinstance(position, Position):
+    if isinstance(position, Position) and 1 <= position.n <= MAX_N:
         lib = library()
         if lib is not None:
-            return NativeAlphaBeta(lib, position, weights, contempt=contempt, evaluate=evaluation)
+            try:
+                return NativeAlphaBeta(lib, position, weights, contempt=contempt, evaluate=evaluation)
+            except MemoryError:
+                pass  # no memory for the core's tables: the Python search needs less to start
     return AlphaBeta(evaluation, contempt=contempt)
