@@ -76,7 +76,14 @@ def choose_move(
     ``rng`` shuffles the root moves first, which breaks ties between equal moves at random (the
     search keeps the first of equal moves); without it the choice is deterministic.
     """
-    searcher = AlphaBeta(evaluation_for(position), contempt=contempt)
+    if isinstance(position, Position):
+        from engines.evaluation import DEFAULT_WEIGHTS
+        from engines.search.native_betsy import searcher as native_or_python
+
+        # On the native core when it is built (the same answers, engines/search/native_betsy.py).
+        searcher = native_or_python(position, evaluate, DEFAULT_WEIGHTS, contempt)
+    else:
+        searcher = AlphaBeta(evaluation_for(position), contempt=contempt)
     if rng is not None:
         def shuffled(_game: object, moves: list[Move]) -> list[Move]:
             moves = moves[:]

@@ -106,6 +106,16 @@ MARGIN = 1
 than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses among."""
 
 
+def _searcher(position: AnyPosition, evaluation: Callable[[Any], int], contempt: int = 0) -> AlphaBeta:
+    """Alpha-beta for ``position``: on the native core for Betsy when it is built (the same answers,
+    engines/search/native_betsy.py), else in Python."""
+    if isinstance(position, Position) and evaluation is evaluate:
+        from engines.search.native_betsy import searcher
+
+        return searcher(position, evaluation, WEIGHTS, contempt)
+    return AlphaBeta(evaluation, contempt=contempt)
+
+
 def choose_move(
     position: AnyPosition,
     deadline: float,
@@ -131,7 +141,7 @@ def choose_move(
     evaluation: Callable[[Any], int] = evaluate
     if not isinstance(position, Position):
         from engines.connect4_evaluation import evaluate as evaluation
-    searcher = AlphaBeta(evaluation, contempt=CONTEMPT)
+    searcher = _searcher(position, evaluation, CONTEMPT)
     searcher.root_margin = MARGIN
     ab_deadline = deadline if playouts is not None else now + max(0.0, deadline - now) * (1 - mcts_share)
     result = deepen(searcher, position, ab_deadline, max_depth, None, on_iteration)
@@ -239,7 +249,7 @@ def mirror_win(position: Position, moves: int, deadline: float) -> Move | None:
             for move in position.legal_moves():
                 after = position.after(move)
                 if after.winner() is None and holds(after, left):
-                    if AlphaBeta(evaluate).wins_within(after, MIRROR_SAFE_DEPTH, deadline) is False:
+                    if _searcher(after, evaluate).wins_within(after, MIRROR_SAFE_DEPTH, deadline) is False:
                         return move
     except TimeoutError:
         return None
@@ -260,7 +270,7 @@ def trap_counts(position: AnyPosition, moves: list[Move], evaluation: Callable[[
     (the last depth completed in the second); after 5, 9 of the 10 replies lose by force, after 1
     and 2 none, and MCTS chose 1.
     """
-    searcher = AlphaBeta(evaluation)
+    searcher = _searcher(position, evaluation)
     searcher.reductions = False  # a reduced line could hide the win
     mover = position.turn
     counts: dict[Move, int] = {}
