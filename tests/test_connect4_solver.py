@@ -174,7 +174,7 @@ def test_solver_keeps_its_table_within_its_size_and_counts_nodes() -> None:
     solver = Solver(7, 6, table_size=64)
     assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
     assert solver.nodes > 0
-    assert len(solver._table) <= 64
+    assert solver.table_entries <= 64
     solver.reset()
     assert solver.nodes == 0
 
