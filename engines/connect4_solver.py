@@ -471,8 +471,9 @@ class _Native:
 
             u64, handle = ctypes.c_uint64, ctypes.c_void_p
             lib.c4_new.argtypes, lib.c4_new.restype = [ctypes.c_int, ctypes.c_int, ctypes.c_int64], handle
-            for name in ("c4_free", "c4_reset", "c4_stop"):
+            for name in ("c4_free", "c4_reset"):
                 getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], None
+            lib.c4_stop.argtypes, lib.c4_stop.restype = [handle, ctypes.c_int], None
             for name in ("c4_nodes", "c4_table_entries"):
                 getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], u64
             for name in ("c4_low", "c4_high"):
@@ -515,19 +516,43 @@ class _Native:
         return score
 
     def _watched(self, solver: Solver, args: tuple[Any, ...]) -> int:
+        import signal
         import threading
 
         result: list[int] = []
-        low, high = self.lib.c4_low, self.lib.c4_high
-        worker = threading.Thread(target=lambda: result.append(int(self.lib.c4_solve(*args, 1))), daemon=True)
-        worker.start()
+        low, high, stop = self.lib.c4_low, self.lib.c4_high, self.lib.c4_stop
+        # The worker releases ``done`` when the search ends. (Not Thread.join: a join interrupted by a
+        # handler's exception marks a live thread as stopped in Python 3.11.)
+        done = threading.Lock()
+        done.acquire()
+
+        def search() -> None:
+            try:
+                result.append(int(self.lib.c4_solve(*args, 1)))
+            finally:
+                done.release()
+
+        worker = threading.Thread(target=search, daemon=True)
+        stop(self.handle, 0)
+        # The worker starts with the timer's signal blocked (threads inherit the mask): the signal goes
+        # to the main thread, and cannot interrupt the start itself.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
         try:
-            while worker.is_alive():
+            try:
+                worker.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a handler may raise from here on
+            while not done.acquire(timeout=0.01):
                 solver.bounds = (low(self.handle), high(self.handle))
-                worker.join(0.01)
         except BaseException:
-            self.lib.c4_stop(self.handle)
-            worker.join()
+            # The search must end before the solver is used or freed again, whatever else is raised.
+            stop(self.handle, 1)
+            while worker.ident is not None:
+                try:
+                    if done.acquire():
+                        break
+                except BaseException:
+                    stop(self.handle, 1)
             raise
         return result[0]
 

@@ -16,10 +16,11 @@
  */
 #ifndef C4_BODY
 
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
+#define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define C4_OUT_OF_BUDGET (-1000)
@@ -36,9 +37,27 @@ static double now_monotonic(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
-static inline int popcount128(u128 x) {
-    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
+/* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
+static inline int popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
+
+/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
+ * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
+static void *slots_alloc(size_t bytes) {
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    return memory;
+}
+static void slots_free(void *memory, size_t bytes) {
+    if (memory != NULL) munmap(memory, bytes);
 }
 static inline uint64_t hash64(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 static inline uint64_t hash128(u128 key) {
@@ -95,7 +114,8 @@ void c4_reset(void *solver) {
 uint64_t c4_nodes(void *solver) { return ((head_t *)solver)->nodes; }
 int c4_low(void *solver) { return ((head_t *)solver)->low; }
 int c4_high(void *solver) { return ((head_t *)solver)->high; }
-void c4_stop(void *solver) { ((head_t *)solver)->stop = 1; }
+/* Ask a search running on another thread to stop (1), or clear the request (0) before starting one. */
+void c4_stop(void *solver, int stop) { ((head_t *)solver)->stop = stop; }
 
 uint64_t c4_table_entries(void *solver) {
     return ((head_t *)solver)->bits == 64 ? entries_64(solver) : entries_128(solver);
@@ -181,35 +201,32 @@ static inline void NAME(table_place)(NAME(slot_t) *slots, uint64_t m, NAME(slot_
 /* Twice the slots, the same entries. */
 static void NAME(table_grow)(NAME(solver_t) *s) {
     uint64_t capacity = 2 * s->capacity, m = capacity - 1;
-    NAME(slot_t) *slots = calloc(capacity, sizeof *slots);
+    NAME(slot_t) *slots = slots_alloc(capacity * sizeof *slots);
     if (slots == NULL) abort();
     for (uint64_t i = 0; i < s->capacity; i++)
         if (s->slots[i].value != C4_EMPTY) NAME(table_place)(slots, m, s->slots[i]);
-    free(s->slots);
+    slots_free(s->slots, s->capacity * sizeof *slots);
     s->slots = slots;
     s->capacity = capacity;
 }
 
-/* The Python trim: drop the ``drop`` oldest entries, in place. A slot empty before the trim (no probe
- * run crosses it) is the start; the old entries are emptied in one pass; then, going round the ring
- * from the start, every entry is taken out and placed again, which closes the gaps in the probe runs:
- * each entry moves only back towards its home slot, into slots already gone over, so the runs of
- * those placed stay whole (and memory is read in order). */
+/* The Python trim: drop the ``drop`` oldest entries, in place, in one pass round the ring from a slot
+ * empty before the trim (so no probe run crosses it): an old entry is emptied, any other taken out and
+ * placed again, which closes the gaps in the probe runs. Each entry moves only back towards its home
+ * slot, into slots already gone over, so the runs of those placed stay whole (and memory is read in
+ * order). */
 static void NAME(table_trim)(NAME(solver_t) *s, uint32_t drop) {
-    uint32_t cutoff = s->first + drop;
     uint64_t m = s->capacity - 1, start = 0;
     while (s->slots[start].value != C4_EMPTY) start++;
-    for (uint64_t i = 0; i < s->capacity; i++)
-        if (s->slots[i].value != C4_EMPTY && s->slots[i].age - s->first < drop) s->slots[i].value = C4_EMPTY;
-    for (uint64_t k = 1; k <= s->capacity; k++) {
-        uint64_t i = (start + k) & m;
-        if (s->slots[i].value != C4_EMPTY) {
-            NAME(slot_t) entry = s->slots[i];
-            s->slots[i].value = C4_EMPTY;
-            NAME(table_place)(s->slots, m, entry);
+    for (uint64_t k = 1; k < s->capacity; k++) {
+        NAME(slot_t) *slot = &s->slots[(start + k) & m];
+        if (slot->value != C4_EMPTY) {
+            NAME(slot_t) entry = *slot;
+            slot->value = C4_EMPTY;
+            if (entry.age - s->first >= drop) NAME(table_place)(s->slots, m, entry);
         }
     }
-    s->first = cutoff;
+    s->first += drop;
     s->entries -= drop;
 }
 
@@ -268,7 +285,7 @@ static void *NAME(new)(int width, int height, int64_t table_size) {
     s->split = 2 * size;
     s->table_size = (uint64_t)table_size;
     s->capacity = 4096;
-    s->slots = calloc(s->capacity, sizeof *s->slots);
+    s->slots = slots_alloc(s->capacity * sizeof *s->slots);
     if (s->slots == NULL) {
         free(s);
         return NULL;
@@ -278,13 +295,20 @@ static void *NAME(new)(int width, int height, int64_t table_size) {
 
 static void NAME(free)(void *solver) {
     NAME(solver_t) *s = solver;
-    free(s->slots);
+    slots_free(s->slots, s->capacity * sizeof *s->slots);
     free(s);
 }
 
 static void NAME(reset)(void *solver) {
     NAME(solver_t) *s = solver;
-    memset(s->slots, 0, s->capacity * sizeof *s->slots);
+    NAME(slot_t) *small = slots_alloc(4096 * sizeof *small);
+    if (small != NULL) {
+        slots_free(s->slots, s->capacity * sizeof *s->slots);
+        s->slots = small;
+        s->capacity = 4096;
+    } else {
+        memset(s->slots, 0, s->capacity * sizeof *s->slots);
+    }
     s->entries = 0;
     s->first = s->next = 0;
 }
@@ -346,6 +370,13 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
     }
     int high = s->highs[moves];
     BOARD key = current + mask;
+    if (possible & (possible - 1)) {
+        /* The children's entries are read below (and again by each child): fetch them now. */
+        const BOARD child_keys = (current ^ mask) + mask;
+        const uint64_t m = s->capacity - 1;
+        for (BOARD rest = possible; rest; rest &= rest - 1)
+            __builtin_prefetch(&s->slots[SLOT_OF(child_keys + (rest & -rest), m)]);
+    }
     int stored = NAME(table_get)(s, key);
     if (stored != C4_EMPTY) {
         int value = stored - C4_OFFSET;
@@ -376,12 +407,9 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
     } else {
         const int width = s->head.width;
         const BOARD child_keys = opponent + mask;
-        const uint64_t m = s->capacity - 1;
         for (int c = 0; c < width; c++) {
             BOARD move = possible & s->columns[c];
             if (move) {
-                /* The children's entries are read below (and again by each child): fetch them now. */
-                __builtin_prefetch(&s->slots[SLOT_OF(child_keys + move, m)]);
                 children[count].score = s->priority[c];
                 children[count].move = move;
                 children[count].threats = NAME(winning_cells)(current | move, board ^ mask, h);
@@ -425,7 +453,6 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
 static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64_t max_nodes, int has_deadline,
                        double deadline, int watch) {
     NAME(solver_t) *s = solver;
-    s->head.stop = 0;
     s->aborted = 0;
     s->has_limit = max_nodes >= 0;
     s->limit = s->has_limit ? s->head.nodes + (uint64_t)max_nodes : 0;
