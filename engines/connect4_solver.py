@@ -436,6 +436,17 @@ _OUT_OF_BUDGET = -1000
 _WORD = (1 << 64) - 1
 
 
+def _timer_armed() -> bool:
+    """Whether a timer signal may interrupt a search here: ITIMER_REAL armed, in the main thread."""
+    import signal
+
+    if not hasattr(signal, "getitimer") or signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+        return False
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 class _Native:
     """One native solver (a handle from engines/native/connect4_solver.c): its table and node count
     live in C; ``solve`` makes one call per position, the whole search in C."""
@@ -498,16 +509,11 @@ class _Native:
         progress of ``arena solve``), the search runs on a helper thread so that the handler runs on
         time in the main thread (reading ``bounds`` and ``nodes``); an exception it raises stops the
         search at its next look (every few thousand nodes), which keeps only proven bounds."""
-        import signal
-        import threading
-
         current, mask = state.current, state.mask
         args = (self.handle, current & _WORD, current >> 64, mask & _WORD, mask >> 64, state.moves,
                 -1 if max_nodes is None else max(0, max_nodes), deadline is not None,
                 0.0 if deadline is None else deadline)
-        watch = (hasattr(signal, "getitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0
-                 and threading.current_thread() is threading.main_thread())
-        if not watch:
+        if not _timer_armed():
             score = int(self.lib.c4_solve(*args, 0))
         else:
             score = self._watched(solver, args)
