@@ -139,11 +139,12 @@ class Solver:
     search visits (negamax calls) since the solver was made or ``reset``.
     """
 
-    def __init__(self, width: int = 7, height: int = 6, table_size: int = 1 << 21) -> None:
+    def __init__(self, width: int = 7, height: int = 6, table_size: int = 1 << 21, native: bool = True) -> None:
         _check_size(width, height)
         self.width, self.height = width, height
         self.table_size = table_size
         self._table: dict[int, int] = {}
+        self._native: _Native | None = _Native.make(width, height, table_size) if native else None
         h1 = height + 1
         self._bottom = ((1 << (width * h1)) - 1) // ((1 << h1) - 1)
         self._board = self._bottom * ((1 << height) - 1)
@@ -154,12 +155,27 @@ class Solver:
         (for progress shown while a long search runs)."""
 
     @property
+    def native(self) -> bool:
+        """Whether the search runs in the native core (engines/native/connect4_solver.c): when it is
+        built, ``native`` was not turned off, ARENA_PURE is not set and the board fits 128 bits."""
+        return self._native is not None
+
+    @property
     def nodes(self) -> int:
         """Positions visited since the solver was made or reset."""
+        if self._native is not None:
+            return self._native.nodes()
         return self._node_count() - self._nodes_before
+
+    @property
+    def table_entries(self) -> int:
+        """Bounds held in the transposition table (at most ``table_size``, once it is 2 or more)."""
+        return self._native.table_entries() if self._native is not None else len(self._table)
 
     def reset(self) -> None:
         """Forget the transposition table and the node count."""
+        if self._native is not None:
+            self._native.reset()
         self._table.clear()
         self._nodes_before = self._node_count()
 
@@ -170,6 +186,9 @@ class Solver:
         looked at every few thousand nodes) bound the search: OutOfBudget when either runs out. A
         search stopped by an exception (OutOfBudget, a signal handler's timeout) leaves in the table
         only bounds proven before it, so the solver stays usable for the next position."""
+        if self._native is not None:
+            self._check_state(state)
+            return self._native.solve(self, state, max_nodes, deadline)
         if max_nodes is None and deadline is None:
             return self._solve(state)
         start = self._node_count()
@@ -189,9 +208,12 @@ class Solver:
         finally:
             self._set_stop(None, None)
 
-    def _solve(self, state: State) -> int:
+    def _check_state(self, state: State) -> None:
         if state.width != self.width or state.height != self.height:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
+
+    def _solve(self, state: State) -> int:
+        self._check_state(state)
         size = self.width * self.height
         current, mask, moves = state.current, state.mask, state.moves
         if winning_cells(current, (mask + self._bottom) & self._board, self.height):
@@ -407,6 +429,138 @@ class Solver:
             stop_at, stopper = (never if at is None else at), check
 
         return negamax, node_count, set_stop
+
+
+_OUT_OF_BUDGET = -1000
+"""What the native core returns when its budget ran out (no score is that low)."""
+_WORD = (1 << 64) - 1
+
+
+def _timer_armed() -> bool:
+    """Whether a timer signal may interrupt a search here: ITIMER_REAL armed, in the main thread."""
+    import signal
+
+    if not hasattr(signal, "getitimer") or signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+        return False
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+class _Native:
+    """One native solver (a handle from engines/native/connect4_solver.c): its table and node count
+    live in C; ``solve`` makes one call per position, the whole search in C."""
+
+    _lib: Any = None
+
+    def __init__(self, lib: Any, handle: int) -> None:
+        import weakref
+
+        self.lib, self.handle = lib, handle
+        weakref.finalize(self, lib.c4_free, handle)
+
+    @classmethod
+    def make(cls, width: int, height: int, table_size: int) -> _Native | None:
+        """A native solver, or None: not built, ARENA_PURE set, or a board over 128 bits."""
+        if width * (height + 1) > 128:
+            return None
+        lib = cls._library()
+        if lib is None:
+            return None
+        handle = lib.c4_new(width, height, table_size)
+        return cls(lib, handle) if handle else None
+
+    @classmethod
+    def _library(cls) -> Any:
+        if cls._lib is None:
+            from engines.native import load
+
+            lib = load("connect4_solver")
+            if lib is None:
+                return None
+            import ctypes
+
+            u64, handle = ctypes.c_uint64, ctypes.c_void_p
+            lib.c4_new.argtypes, lib.c4_new.restype = [ctypes.c_int, ctypes.c_int, ctypes.c_int64], handle
+            for name in ("c4_free", "c4_reset"):
+                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], None
+            lib.c4_stop.argtypes, lib.c4_stop.restype = [handle, ctypes.c_int], None
+            for name in ("c4_nodes", "c4_table_entries"):
+                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], u64
+            for name in ("c4_low", "c4_high"):
+                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], ctypes.c_int
+            lib.c4_solve.argtypes = [handle, u64, u64, u64, u64, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
+                                     ctypes.c_double, ctypes.c_int]
+            lib.c4_solve.restype = ctypes.c_int
+            cls._lib = lib
+        return cls._lib
+
+    def nodes(self) -> int:
+        return int(self.lib.c4_nodes(self.handle))
+
+    def table_entries(self) -> int:
+        return int(self.lib.c4_table_entries(self.handle))
+
+    def reset(self) -> None:
+        self.lib.c4_reset(self.handle)
+
+    def solve(self, solver: Solver, state: State, max_nodes: int | None, deadline: float | None) -> int:
+        """The score, or OutOfBudget. While a timer signal is armed (the engines' endgame timer, the
+        progress of ``arena solve``), the search runs on a helper thread so that the handler runs on
+        time in the main thread (reading ``bounds`` and ``nodes``); an exception it raises stops the
+        search at its next look (every few thousand nodes), which keeps only proven bounds."""
+        current, mask = state.current, state.mask
+        args = (self.handle, current & _WORD, current >> 64, mask & _WORD, mask >> 64, state.moves,
+                -1 if max_nodes is None else max(0, max_nodes), deadline is not None,
+                0.0 if deadline is None else deadline)
+        if not _timer_armed():
+            score = int(self.lib.c4_solve(*args, 0))
+        else:
+            score = self._watched(solver, args)
+        if score == _OUT_OF_BUDGET:
+            raise OutOfBudget
+        return score
+
+    def _watched(self, solver: Solver, args: tuple[Any, ...]) -> int:
+        import signal
+        import threading
+
+        result: list[int] = []
+        low, high, stop = self.lib.c4_low, self.lib.c4_high, self.lib.c4_stop
+        # The worker releases ``done`` when the search ends. (Not Thread.join: a join interrupted by a
+        # handler's exception marks a live thread as stopped in Python 3.11.)
+        done = threading.Lock()
+        done.acquire()
+
+        def search() -> None:
+            try:
+                result.append(int(self.lib.c4_solve(*args, 1)))
+            finally:
+                done.release()
+
+        worker = threading.Thread(target=search, daemon=True)
+        stop(self.handle, 0)
+        # The worker starts with the timer's signal blocked (threads inherit the mask): the signal goes
+        # to the main thread, and cannot interrupt the start itself.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            try:
+                worker.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a handler may raise from here on
+            while not done.acquire(timeout=0.01):
+                solver.bounds = (low(self.handle), high(self.handle))
+        except BaseException:
+            # The search must end before the solver is used or freed again, whatever else is raised.
+            stop(self.handle, 1)
+            while worker.ident is not None:
+                try:
+                    if done.acquire():
+                        break
+                except BaseException:
+                    stop(self.handle, 1)
+            raise
+        return result[0]
 
 
 def solve(state: State) -> int:

@@ -1,10 +1,15 @@
 """Benchmark the Connect Four solver on Pascal Pons's six 7 x 6 test sets.
 
 For each chosen set it solves the positions in order with one Solver (its table kept between
-positions, as a user of ``solve_lines`` would) and prints: positions solved, mismatches against the
-file's scores (must be 0), mean and max wall ms per position (parse + solve), mean CPU ms, positions
-per second and nodes per second. The files are read here as the reference; the solver never reads
-them. Goals (means): End-Easy < 0.5 ms, Middle-Easy < 2 ms, Middle-Medium < 300 ms.
+positions, as a user of ``solve_lines`` would), by each path of ``--paths`` (``native``: the C core,
+engines/native/connect4_solver.c; ``python``: the pure-Python search), one row per set and path, and
+prints: positions solved, mismatches against the file's scores (must be 0), mean and max wall ms per
+position (parse + solve), mean wall ms of the solve alone, mean CPU ms, positions per second, and
+nodes per wall second and per CPU second (the one to read on a busy machine). The files are read here as the reference; the solver
+never reads them. Goals of the Python search (means): End-Easy < 0.5 ms, Middle-Easy < 2 ms,
+Middle-Medium < 300 ms; of the native core (issue 43: within 2x of Pons's published means), End-Easy
+<= 10 us, Middle-Easy <= 75 us, Middle-Medium <= 6.5 ms, Begin-Easy <= 0.5 ms, Begin-Medium
+<= 200 ms, Begin-Hard <= 11 s, and >= 8 M nodes/s.
 
 ``--timeout`` stops a set after that many seconds (between positions); ``--position-timeout``
 abandons a single position after that many seconds (counted as timed out, not as solved).
@@ -15,7 +20,7 @@ games not over), each solved by a fresh Solver, with ``--position-timeout`` (def
 prints the median and the slowest time, and how many did not finish. docs/connect4.md has the table.
 
 Usage: .venv/bin/python scripts/bench_solver.py [--sets End-Easy,Middle-Easy] [--limit K]
-       [--timeout SECONDS] [--position-timeout SECONDS] [--data DIR]
+       [--timeout SECONDS] [--position-timeout SECONDS] [--data DIR] [--paths native,python]
        .venv/bin/python scripts/bench_solver.py --by-depth 0,4,8,12,16,20,24 [--per-depth K]
        [--position-timeout SECONDS] [--seed S]
 """
@@ -58,14 +63,15 @@ def _alarm(signum: int, frame: object) -> None:
     raise PositionTimeout
 
 
-def bench_set(path: Path, limit: int | None, timeout: float | None, position_timeout: float | None) -> dict[str, float]:
+def bench_set(path: Path, limit: int | None, timeout: float | None, position_timeout: float | None,
+              native: bool = False) -> dict[str, float]:
     """Solve one file's positions; the figures for its row of the table."""
     lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
     if limit is not None:
         lines = lines[:limit]
-    solver = Solver(7, 6)
+    solver = Solver(7, 6, native=native)
     solved = mismatches = timed_out = 0
-    wall_total = cpu_total = worst = 0.0
+    wall_total = cpu_total = worst = solve_total = 0.0
     nodes = 0
     set_start = time.perf_counter()
     for moves, expected in lines:
@@ -76,7 +82,10 @@ def bench_set(path: Path, limit: int | None, timeout: float | None, position_tim
         if position_timeout is not None:
             signal.setitimer(signal.ITIMER_REAL, position_timeout)
         try:
-            score = solver.solve(parse_moves(moves, 7, 6))
+            state = parse_moves(moves, 7, 6)
+            solve_start = time.perf_counter()
+            score = solver.solve(state)
+            solve_total += time.perf_counter() - solve_start
         except PositionTimeout:
             timed_out += 1
             continue
@@ -93,9 +102,10 @@ def bench_set(path: Path, limit: int | None, timeout: float | None, position_tim
             print(f"  MISMATCH {moves}: solver {score}, file {expected}", flush=True)
     return {
         "positions": solved, "of": len(lines), "timed_out": timed_out, "mismatches": mismatches,
-        "mean_ms": 1000 * wall_total / max(solved, 1), "max_ms": 1000 * worst,
+        "mean_ms": 1000 * wall_total / max(solved, 1), "solve_ms": 1000 * solve_total / max(solved, 1), "max_ms": 1000 * worst,
         "cpu_ms": 1000 * cpu_total / max(solved, 1), "per_s": solved / wall_total if wall_total else 0.0,
         "nodes_s": nodes / wall_total if wall_total else 0.0,
+        "cpu_nodes_s": nodes / cpu_total if cpu_total else 0.0,
     }
 
 
@@ -176,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA,
                         help=f"directory of Pons's Test_L*_R* files (default {DATA}: the full sets beside the "
                              f"repository, else the samples in tests/data/pons)")
+    parser.add_argument("--paths", default="native,python",
+                        help="comma-separated, of: native (the C core), python (the pure-Python search)")
     parser.add_argument("--by-depth", help="comma-separated disc counts: time random positions of each instead")
     parser.add_argument("--per-depth", type=int, default=5, help="positions per depth with --by-depth")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random positions with --by-depth")
@@ -187,6 +199,12 @@ def main(argv: list[str] | None = None) -> int:
         status = bench_depths(depths, args.per_depth, args.position_timeout or 60.0, args.seed)
         print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         return status
+    paths = [path.strip() for path in args.paths.split(",") if path.strip()]
+    if not paths or any(path not in ("native", "python") for path in paths):
+        parser.error(f"invalid --paths {args.paths!r}; give native, python or native,python")
+    if "native" in paths and not Solver(7, 6).native:
+        parser.error("the native core is not built (or ARENA_PURE is set): run .venv/bin/python engines/native/build.py, "
+                     "or give --paths python")
     names = [name.strip() for name in args.sets.split(",") if name.strip()]
     unknown = [name for name in names if name not in SETS]
     if unknown:
@@ -194,16 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGALRM, _alarm)
     print(f"data: {args.data}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
-    header = f"{'set':<14} {'file':<10} {'positions':>11} {'timed out':>9} {'mismatch':>8} {'mean ms':>9} " \
-             f"{'max ms':>9} {'cpu ms':>9} {'pos/s':>9} {'nodes/s':>9}"
+    header = f"{'set':<14} {'file':<10} {'path':<6} {'positions':>11} {'timed out':>9} {'mismatch':>8} " \
+             f"{'mean ms':>9} {'solve ms':>9} " \
+             f"{'max ms':>9} {'cpu ms':>9} {'pos/s':>9} {'nodes/s':>11} {'nodes/cpu-s':>11}"
     print(header)
     failed = False
     for name in names:
-        row = bench_set(args.data / SETS[name], args.limit, args.timeout, args.position_timeout)
-        failed |= row["mismatches"] > 0
-        print(f"{name:<14} {SETS[name]:<10} {row['positions']:>5}/{row['of']:<5} {row['timed_out']:>9} "
-              f"{row['mismatches']:>8} {row['mean_ms']:>9.3f} {row['max_ms']:>9.1f} {row['cpu_ms']:>9.3f} "
-              f"{row['per_s']:>9.1f} {row['nodes_s']:>9,.0f}", flush=True)
+        for path in paths:
+            row = bench_set(args.data / SETS[name], args.limit, args.timeout, args.position_timeout, path == "native")
+            failed |= row["mismatches"] > 0
+            print(f"{name:<14} {SETS[name]:<10} {path:<6} {row['positions']:>5}/{row['of']:<5} {row['timed_out']:>9} "
+                  f"{row['mismatches']:>8} {row['mean_ms']:>9.3f} {row['solve_ms']:>9.4f} {row['max_ms']:>9.1f} {row['cpu_ms']:>9.3f} "
+                  f"{row['per_s']:>9.1f} {row['nodes_s']:>11,.0f} {row['cpu_nodes_s']:>11,.0f}", flush=True)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 1 if failed else 0
 

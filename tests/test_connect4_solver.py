@@ -174,7 +174,7 @@ def test_solver_keeps_its_table_within_its_size_and_counts_nodes() -> None:
     solver = Solver(7, 6, table_size=64)
     assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
     assert solver.nodes > 0
-    assert len(solver._table) <= 64
+    assert solver.table_entries <= 64
     solver.reset()
     assert solver.nodes == 0
 
@@ -205,3 +205,134 @@ def test_solve_with_a_past_deadline_raises_out_of_budget_at_its_first_look() -> 
     with pytest.raises(OutOfBudget):
         solver.solve(parse_moves("4"), deadline=time.monotonic() - 1)
     assert solver.nodes == 0
+
+
+# --- the native core (engines/native/connect4_solver.c) against the Python search ---------------------
+
+
+def native_solver(width: int = 7, height: int = 6, table_size: int = 1 << 21) -> Solver:
+    solver = Solver(width, height, table_size)
+    assert solver.native, "the native core is not built: run .venv/bin/python engines/native/build.py"
+    return solver
+
+
+NATIVE_SIZES = [(w, h) for w in range(4, 13) for h in range(4, 13) if w * (h + 1) <= 128]
+"""Every supported size whose board (with its sentinel row) fits 128 bits: the native core's."""
+
+
+def test_native_core_takes_every_board_up_to_128_bits_and_leaves_larger_ones_to_python() -> None:
+    assert len(NATIVE_SIZES) == 81 - 6  # all but 10x12, 11x11, 11x12, 12x10, 12x11, 12x12
+    assert native_solver(8, 7).native  # 64 bits: uint64_t
+    assert native_solver(8, 8).native  # 72 bits: unsigned __int128
+    assert native_solver(12, 9).native  # 120 bits
+    for width, height in ((10, 12), (11, 11), (11, 12), (12, 10), (12, 11), (12, 12)):  # 130 bits and more
+        assert not Solver(width, height).native
+    assert not Solver(7, 6, native=False).native
+
+
+def test_arena_pure_keeps_the_python_search() -> None:
+    import subprocess
+    import sys
+
+    code = ("from engines.connect4_solver import Solver, parse_moves\n"
+            "print(Solver(7, 6).native, Solver(7, 6).solve(parse_moves('112233')))")
+    root = Path(__file__).resolve().parent.parent
+    for pure, shown in (("1", "False 18"), ("0", "True 18")):
+        done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin", "ARENA_PURE": pure})
+        assert (done.returncode, done.stdout.strip(), done.stderr) == (0, shown, "")
+
+
+@pytest.mark.parametrize(("width", "height"), NATIVE_SIZES)
+def test_native_and_python_searches_give_the_same_scores_and_node_counts(width: int, height: int) -> None:
+    # Random positions with 6 to 13 empty cells, one table kept across them; a tiny table trims often.
+    rng = random.Random(f"native:{width}x{height}")
+    for table_size in (rng.choice((8, 33, 300)), 1 << 21):
+        native, python = native_solver(width, height, table_size), Solver(width, height, table_size, native=False)
+        for _ in range(3):
+            moves = random_position(rng, width, height, width * height - rng.randint(6, 13))
+            state = from_columns(moves, width, height)
+            assert native.solve(state) == python.solve(state), (table_size, moves)
+            assert (native.nodes, native.table_entries) == (python.nodes, python.table_entries), (table_size, moves)
+
+
+@pytest.mark.parametrize("name", ["Test_L1_R1", "Test_L1_R2", "Test_L2_R1", "Test_L2_R2", "Test_L3_R1"])
+def test_native_and_python_searches_visit_the_same_nodes_on_pons_samples(name: str) -> None:
+    lines = [line.split() for line in (PONS / name).read_text().splitlines()][:8]
+    native, python = native_solver(table_size=4096), Solver(7, 6, table_size=4096, native=False)
+    for moves, score in lines:
+        state = parse_moves(moves)
+        assert native.solve(state) == python.solve(state) == int(score), moves
+        assert native.nodes == python.nodes, moves
+
+
+def test_native_core_solves_a_sample_of_begin_hard() -> None:
+    # Lines 3 and 6 of Pons's Test_L1_R3 (Begin-Hard; 2.2 M and 1.3 M nodes): too slow in Python for the suite.
+    solver = native_solver()
+    assert solver.solve(parse_moves("573154743")) == 2
+    assert solver.nodes == 2_182_920
+    assert solver.solve(parse_moves("13234664")) == -3
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_node_budget_stops_both_searches_at_the_same_node(native: bool) -> None:
+    from engines.connect4_solver import OutOfBudget
+
+    solver = Solver(7, 6, native=native)
+    assert solver.native == native
+    with pytest.raises(OutOfBudget):
+        solver.solve(parse_moves(""), max_nodes=12_345)
+    assert solver.nodes == 12_345
+    with pytest.raises(OutOfBudget):
+        solver.solve(parse_moves("4455"), max_nodes=0)
+    assert solver.nodes == 12_345
+    # Only proven bounds were kept: the next answers are exact, with the node counts of the other path.
+    assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
+    assert solver.solve(parse_moves("37313333717124171162542")) == 3
+    assert solver.nodes == 13_582
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_deadline_stops_a_long_search_within_a_few_seconds(native: bool) -> None:
+    import time
+
+    from engines.connect4_solver import OutOfBudget
+
+    solver = Solver(7, 6, native=native)
+    started = time.monotonic()
+    with pytest.raises(OutOfBudget):
+        solver.solve(parse_moves(""), deadline=started + 0.2)
+    assert time.monotonic() - started < 5
+    assert solver.solve(parse_moves("112233")) == 18
+
+
+def test_a_timer_signal_stops_the_native_search_and_reads_its_progress() -> None:
+    import signal
+    import time
+
+    class Alarm(Exception):
+        pass
+
+    solver = native_solver()
+    seen: list[tuple[int, tuple[int, int]]] = []
+
+    def tick(signum: int, frame: object) -> None:
+        seen.append((solver.nodes, solver.bounds))
+        if len(seen) == 3:
+            raise Alarm
+
+    previous = signal.signal(signal.SIGALRM, tick)
+    signal.setitimer(signal.ITIMER_REAL, 0.1, 0.1)
+    started = time.monotonic()
+    try:
+        with pytest.raises(Alarm):
+            solver.solve(parse_moves(""))  # minutes of search: only the alarm ends it
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5
+    assert 0 < seen[0][0] <= seen[1][0] <= seen[2][0]  # read while the search runs
+    assert seen[0][0] < seen[2][0]
+    low, high = seen[2][1]
+    assert -21 <= low <= 1 <= high <= 21  # bounds of the empty board's score (1), narrowed as proven
+    assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1

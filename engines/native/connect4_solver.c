@@ -1,0 +1,486 @@
+/* The Connect Four solver's native core: engines/connect4_solver.py's search (Pons's negamax with null
+ * windows, bounds from the discs left, only non-losing moves, children ordered by the winning cells they
+ * make then centre first, a child whose stored upper bound refutes it cut without a call, and `settle`
+ * where only a win with the mover's next disc reaches beta) in C, move for move and node for node.
+ *
+ * The transposition table has the Python dict's policy exactly: bounds keyed by position + mask, an
+ * entry updated in place keeps its age, and a store into a table of table_size entries or more first
+ * drops the oldest half (by first insertion). So the node counts equal the Python path's at every
+ * table size. It is a linear-probing hash table (at most half full) whose entries carry their insertion
+ * number, which finds the oldest half.
+ *
+ * Boards are width x (height + 1) bits in Pons's layout: uint64_t where they fit in 64 bits, unsigned
+ * __int128 (gcc, clang) up to 128; larger boards (12x10 and up) are left to the Python path. The search
+ * is written once below (after #else) and compiled for each board type by including this file into
+ * itself with BOARD and NAME defined.
+ */
+#ifndef C4_BODY
+
+#define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define C4_OUT_OF_BUDGET (-1000)
+#define C4_CHECK_EVERY 4096
+#define C4_EMPTY 0
+#define C4_OFFSET 1024 /* stored value + C4_OFFSET in a uint16_t; 0 marks an empty slot */
+#define C4_MAX_W 12
+
+typedef unsigned __int128 u128;
+
+static double now_monotonic(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
+static inline int popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
+
+/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
+ * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
+static void *slots_alloc(size_t bytes) {
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    return memory;
+}
+static void slots_free(void *memory, size_t bytes) {
+    if (memory != NULL) munmap(memory, bytes);
+}
+static inline uint64_t hash64(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
+static inline uint64_t hash128(u128 key) {
+    return ((uint64_t)key ^ ((uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
+}
+
+/* What both board types share, first in each solver so the exported functions can read it. */
+typedef struct {
+    int bits; /* 64 or 128 */
+    int width, height;
+    volatile int stop; /* set from another thread: the search stops at its next look */
+    uint64_t nodes;
+    int low, high; /* the score's bounds during a search */
+} head_t;
+
+#define C4_BODY
+#define BOARD uint64_t
+#define NAME(x) x##_64
+#define POPCOUNT popcount64
+#define HASH hash64
+#include "connect4_solver.c" /* this file, again: the body below */
+#undef BOARD
+#undef NAME
+#undef POPCOUNT
+#undef HASH
+#undef SLOT_OF
+#define BOARD u128
+#define NAME(x) x##_128
+#define POPCOUNT popcount128
+#define HASH hash128
+#include "connect4_solver.c" /* this file, again: the body below */
+#undef C4_BODY
+
+/* ---- exported (ctypes) ---- */
+
+void *c4_new(int width, int height, int64_t table_size) {
+    if (width < 4 || height < 4 || width > C4_MAX_W || height > 12 || table_size < 0) return NULL;
+    int bits = width * (height + 1);
+    if (bits <= 64) return new_64(width, height, table_size);
+    if (bits <= 128) return new_128(width, height, table_size);
+    return NULL;
+}
+
+void c4_free(void *solver) {
+    if (solver == NULL) return;
+    if (((head_t *)solver)->bits == 64) free_64(solver); else free_128(solver);
+}
+
+void c4_reset(void *solver) {
+    if (((head_t *)solver)->bits == 64) reset_64(solver); else reset_128(solver);
+    ((head_t *)solver)->nodes = 0;
+}
+
+uint64_t c4_nodes(void *solver) { return ((head_t *)solver)->nodes; }
+int c4_low(void *solver) { return ((head_t *)solver)->low; }
+int c4_high(void *solver) { return ((head_t *)solver)->high; }
+/* Ask a search running on another thread to stop (1), or clear the request (0) before starting one. */
+void c4_stop(void *solver, int stop) { ((head_t *)solver)->stop = stop; }
+
+uint64_t c4_table_entries(void *solver) {
+    return ((head_t *)solver)->bits == 64 ? entries_64(solver) : entries_128(solver);
+}
+
+/* The score of the position (current, mask: each board as two 64-bit halves), or C4_OUT_OF_BUDGET
+ * when max_nodes (>= 0) nodes were visited, the deadline (a CLOCK_MONOTONIC time, when has_deadline)
+ * passed, or c4_stop was called (looked at every C4_CHECK_EVERY nodes when watch or has_deadline). */
+int c4_solve(void *solver, uint64_t current_lo, uint64_t current_hi, uint64_t mask_lo, uint64_t mask_hi, int moves,
+             int64_t max_nodes, int has_deadline, double deadline, int watch) {
+    if (((head_t *)solver)->bits == 64)
+        return solve_64(solver, current_lo, mask_lo, moves, max_nodes, has_deadline, deadline, watch);
+    u128 current = ((u128)current_hi << 64) | current_lo, mask = ((u128)mask_hi << 64) | mask_lo;
+    return solve_128(solver, current, mask, moves, max_nodes, has_deadline, deadline, watch);
+}
+
+#else /* C4_BODY: the search for one board type */
+
+typedef struct {
+    BOARD key;
+    uint32_t age;   /* insertion number: the entries present hold the numbers first..next-1 */
+    uint16_t value; /* stored value + C4_OFFSET; C4_EMPTY for an empty slot */
+} NAME(slot_t);
+
+typedef struct {
+    head_t head;
+    int size, h;
+    BOARD bottom, board;
+    BOARD columns[C4_MAX_W]; /* column masks, centre first */
+    int priority[C4_MAX_W];  /* of the column at the same index of columns */
+    int losses[145], lows[145], highs[145], next_win_only[145];
+    int lower, split;
+    /* table: linear probing, at most half full */
+    NAME(slot_t) *slots;
+    uint64_t capacity, entries, table_size;
+    uint32_t first, next; /* the oldest entry's insertion number, and the next one's */
+    /* budget */
+    uint64_t stop_at, limit;
+    int has_limit, has_deadline, watch, aborted;
+    double deadline;
+} NAME(solver_t);
+
+typedef struct {
+    int score;
+    BOARD move, threats;
+} NAME(child_t);
+
+static inline BOARD NAME(winning_cells)(BOARD discs, BOARD empty, int h) {
+    BOARD r = (discs << 1) & (discs << 2) & (discs << 3);
+    int ds[3] = {h + 1, h, h + 2};
+    for (int i = 0; i < 3; i++) {
+        int d = ds[i];
+        BOARD q = (discs << d) & (discs << (2 * d));
+        r |= q & (discs << (3 * d));
+        r |= q & (discs >> d);
+        q = (discs >> d) & (discs >> (2 * d));
+        r |= q & (discs << d);
+        r |= q & (discs >> (3 * d));
+    }
+    return r & empty;
+}
+
+#define SLOT_OF(key, m) (HASH(key) >> 20 & (m))
+
+/* The stored value + C4_OFFSET, or C4_EMPTY. */
+static inline int NAME(table_get)(const NAME(solver_t) *s, BOARD key) {
+    uint64_t m = s->capacity - 1, i = SLOT_OF(key, m);
+    for (;;) {
+        const NAME(slot_t) *slot = &s->slots[i];
+        if (slot->value == C4_EMPTY) return C4_EMPTY;
+        if (slot->key == key) return slot->value;
+        i = (i + 1) & m;
+    }
+}
+
+/* Place an entry known to be absent (a rebuild). */
+static inline void NAME(table_place)(NAME(slot_t) *slots, uint64_t m, NAME(slot_t) entry) {
+    uint64_t i = SLOT_OF(entry.key, m);
+    while (slots[i].value != C4_EMPTY) i = (i + 1) & m;
+    slots[i] = entry;
+}
+
+/* Twice the slots, the same entries. */
+static void NAME(table_grow)(NAME(solver_t) *s) {
+    uint64_t capacity = 2 * s->capacity, m = capacity - 1;
+    NAME(slot_t) *slots = slots_alloc(capacity * sizeof *slots);
+    if (slots == NULL) abort();
+    for (uint64_t i = 0; i < s->capacity; i++)
+        if (s->slots[i].value != C4_EMPTY) NAME(table_place)(slots, m, s->slots[i]);
+    slots_free(s->slots, s->capacity * sizeof *slots);
+    s->slots = slots;
+    s->capacity = capacity;
+}
+
+/* The Python trim: drop the ``drop`` oldest entries, in place, in one pass round the ring from a slot
+ * empty before the trim (so no probe run crosses it): an old entry is emptied, any other taken out and
+ * placed again, which closes the gaps in the probe runs. Each entry moves only back towards its home
+ * slot, into slots already gone over, so the runs of those placed stay whole (and memory is read in
+ * order). */
+static void NAME(table_trim)(NAME(solver_t) *s, uint32_t drop) {
+    uint64_t m = s->capacity - 1, start = 0;
+    while (s->slots[start].value != C4_EMPTY) start++;
+    for (uint64_t k = 1; k < s->capacity; k++) {
+        NAME(slot_t) *slot = &s->slots[(start + k) & m];
+        if (slot->value != C4_EMPTY) {
+            NAME(slot_t) entry = *slot;
+            slot->value = C4_EMPTY;
+            if (entry.age - s->first >= drop) NAME(table_place)(s->slots, m, entry);
+        }
+    }
+    s->first += drop;
+    s->entries -= drop;
+}
+
+/* ``if len(table) >= table_size: trim()``, then ``table[key] = value``: an entry updated in place
+ * keeps its age, as in a Python dict. */
+static inline void NAME(store)(NAME(solver_t) *s, BOARD key, int value) {
+    if (s->entries >= s->table_size && s->table_size / 2 > 0) NAME(table_trim)(s, (uint32_t)(s->table_size / 2));
+    uint64_t m = s->capacity - 1, i = SLOT_OF(key, m);
+    for (;;) {
+        NAME(slot_t) *slot = &s->slots[i];
+        if (slot->value == C4_EMPTY) {
+            slot->key = key;
+            slot->value = (uint16_t)(value + C4_OFFSET);
+            slot->age = s->next++;
+            if (2 * ++s->entries > s->capacity) NAME(table_grow)(s);
+            return;
+        }
+        if (slot->key == key) {
+            slot->value = (uint16_t)(value + C4_OFFSET);
+            return;
+        }
+        i = (i + 1) & m;
+    }
+}
+
+static void *NAME(new)(int width, int height, int64_t table_size) {
+    NAME(solver_t) *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    int h1 = height + 1, size = width * height;
+    s->head.bits = (int)(8 * sizeof(BOARD));
+    s->head.width = width;
+    s->head.height = height;
+    s->size = size;
+    s->h = height;
+    BOARD column = ((BOARD)1 << height) - 1;
+    for (int c = 0; c < width; c++) {
+        s->bottom |= (BOARD)1 << (c * h1);
+        s->board |= column << (c * h1);
+    }
+    /* Centre first: sorted by (|2c - (w - 1)|, c); priority = w - rank. */
+    int rank = 0;
+    for (int distance = 0; distance < 2 * width; distance++)
+        for (int c = 0; c < width; c++)
+            if (abs(2 * c - (width - 1)) == distance) {
+                s->columns[rank] = column << (c * h1);
+                s->priority[rank] = width - rank;
+                rank++;
+            }
+    for (int n = 0; n < size; n++) {
+        s->losses[n] = -((size - n) / 2);
+        s->lows[n] = n < size - 2 ? -((size - 2 - n) / 2) : 0;
+        s->highs[n] = n < size - 2 ? (size - 1 - n) / 2 : 0;
+    }
+    for (int n = 0; n < size; n++) s->next_win_only[n] = n + 1 < size - 2 ? -s->lows[n + 1] : size;
+    s->lower = 4 * size;
+    s->split = 2 * size;
+    s->table_size = (uint64_t)table_size;
+    s->capacity = 4096;
+    s->slots = slots_alloc(s->capacity * sizeof *s->slots);
+    if (s->slots == NULL) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void NAME(free)(void *solver) {
+    NAME(solver_t) *s = solver;
+    slots_free(s->slots, s->capacity * sizeof *s->slots);
+    free(s);
+}
+
+static void NAME(reset)(void *solver) {
+    NAME(solver_t) *s = solver;
+    NAME(slot_t) *small = slots_alloc(4096 * sizeof *small);
+    if (small != NULL) {
+        slots_free(s->slots, s->capacity * sizeof *s->slots);
+        s->slots = small;
+        s->capacity = 4096;
+    } else {
+        memset(s->slots, 0, s->capacity * sizeof *s->slots);
+    }
+    s->entries = 0;
+    s->first = s->next = 0;
+}
+
+static uint64_t NAME(entries)(void *solver) { return ((NAME(solver_t) *)solver)->entries; }
+
+/* The Python stopper: 1 (and aborted) when the budget is spent, else the next node count to look at. */
+static int NAME(check)(NAME(solver_t) *s) {
+    uint64_t nodes = s->head.nodes;
+    if ((s->has_limit && nodes >= s->limit) || (s->has_deadline && now_monotonic() >= s->deadline) || s->head.stop) {
+        s->aborted = 1;
+        s->stop_at = UINT64_MAX;
+        return 1;
+    }
+    uint64_t upto = (s->has_deadline || s->watch) ? nodes + C4_CHECK_EVERY : (s->has_limit ? s->limit : UINT64_MAX);
+    if (s->has_limit && s->limit < upto) upto = s->limit;
+    s->stop_at = upto;
+    return 0;
+}
+
+static int NAME(settle)(NAME(solver_t) *s, BOARD key, BOARD mask, int moves, int alpha, const NAME(child_t) *children,
+                        int count) {
+    int i;
+    for (i = 0; i < count; i++) {
+        BOARD threats = children[i].threats;
+        BOARD playable = ((mask | children[i].move) + s->bottom) & s->board;
+        BOARD forced = playable & threats;
+        if (forced) {
+            if ((forced & (forced - 1)) || !(forced & ~(threats >> 1))) break;
+        } else if (!(playable & ~(threats >> 1))) {
+            break;
+        }
+    }
+    if (i == count) {
+        NAME(store)(s, key, alpha);
+        return alpha;
+    }
+    int score = -s->losses[moves + 1];
+    NAME(store)(s, key, score + s->lower);
+    return score;
+}
+
+/* Precondition: the side to move cannot win at once; opp_wins = the opponent's winning cells. */
+static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves, int alpha, int beta, BOARD opp_wins) {
+    if (++s->head.nodes >= s->stop_at && NAME(check)(s)) return 0;
+    const BOARD board = s->board;
+    BOARD possible = (mask + s->bottom) & board;
+    BOARD forced = possible & opp_wins;
+    if (forced) {
+        if (forced & (forced - 1)) return s->losses[moves];
+        possible = forced;
+    }
+    possible &= ~(opp_wins >> 1);
+    if (!possible) return s->losses[moves];
+    int low = s->lows[moves];
+    if (alpha < low) {
+        alpha = low;
+        if (alpha >= beta) return alpha;
+    }
+    int high = s->highs[moves];
+    BOARD key = current + mask;
+    if (possible & (possible - 1)) {
+        /* The children's entries are read below (and again by each child): fetch them now. */
+        const BOARD child_keys = (current ^ mask) + mask;
+        const uint64_t m = s->capacity - 1;
+        for (BOARD rest = possible; rest; rest &= rest - 1)
+            __builtin_prefetch(&s->slots[SLOT_OF(child_keys + (rest & -rest), m)]);
+    }
+    int stored = NAME(table_get)(s, key);
+    if (stored != C4_EMPTY) {
+        int value = stored - C4_OFFSET;
+        if (value > s->split) {
+            low = value - s->lower;
+            if (alpha < low) {
+                alpha = low;
+                if (alpha >= beta) return alpha;
+            }
+        } else {
+            high = value;
+        }
+    }
+    if (beta > high) {
+        beta = high;
+        if (alpha >= beta) return beta;
+    }
+    BOARD opponent = current ^ mask;
+    NAME(child_t) children[C4_MAX_W];
+    int count = 0;
+    const int h = s->h;
+    if ((possible & (possible - 1)) == 0) {
+        children[0].score = 0;
+        children[0].move = possible;
+        children[0].threats = NAME(winning_cells)(current | possible, board ^ mask, h);
+        count = 1;
+        if (alpha >= s->next_win_only[moves]) return NAME(settle)(s, key, mask, moves, alpha, children, 1);
+    } else {
+        const int width = s->head.width;
+        const BOARD child_keys = opponent + mask;
+        for (int c = 0; c < width; c++) {
+            BOARD move = possible & s->columns[c];
+            if (move) {
+                children[count].score = s->priority[c];
+                children[count].move = move;
+                children[count].threats = NAME(winning_cells)(current | move, board ^ mask, h);
+                count++;
+            }
+        }
+        if (alpha >= s->next_win_only[moves]) return NAME(settle)(s, key, mask, moves, alpha, children, count);
+        for (int i = 0; i < count; i++) {
+            /* A child whose stored upper bound already refutes it cuts here, without a call. */
+            int child = NAME(table_get)(s, child_keys + children[i].move);
+            if (child != C4_EMPTY) {
+                int value = -(child - C4_OFFSET);
+                if (value >= beta) return value;
+            }
+            children[i].score += POPCOUNT(children[i].threats) * 16;
+        }
+        /* Insertion sort, highest score first (scores differ: the priorities do). */
+        for (int i = 1; i < count; i++) {
+            NAME(child_t) item = children[i];
+            int j = i;
+            while (j > 0 && children[j - 1].score < item.score) {
+                children[j] = children[j - 1];
+                j--;
+            }
+            children[j] = item;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        int score = -NAME(negamax)(s, opponent, mask | children[i].move, moves + 1, -beta, -alpha, children[i].threats);
+        if (s->aborted) return 0;
+        if (score >= beta) {
+            NAME(store)(s, key, score + s->lower);
+            return score;
+        }
+        if (score > alpha) alpha = score;
+    }
+    NAME(store)(s, key, alpha);
+    return alpha;
+}
+
+static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64_t max_nodes, int has_deadline,
+                       double deadline, int watch) {
+    NAME(solver_t) *s = solver;
+    s->aborted = 0;
+    s->has_limit = max_nodes >= 0;
+    s->limit = s->has_limit ? s->head.nodes + (uint64_t)max_nodes : 0;
+    s->has_deadline = has_deadline;
+    s->deadline = deadline;
+    s->watch = watch;
+    s->stop_at = UINT64_MAX;
+    if ((s->has_limit || has_deadline || watch) && NAME(check)(s)) return C4_OUT_OF_BUDGET;
+    int size = s->size;
+    if (NAME(winning_cells)(current, (mask + s->bottom) & s->board, s->h)) return (size + 1 - moves) / 2;
+    BOARD opponent_wins = NAME(winning_cells)(current ^ mask, s->board & ~mask, s->h);
+    int low = -((size - moves) / 2), high = (size + 1 - moves) / 2;
+    while (low < high) {
+        s->head.low = low;
+        s->head.high = high;
+        int mid = low + (high - low) / 2;
+        if (mid <= 0 && low / 2 < mid)
+            mid = low / 2;
+        else if (mid >= 0 && high / 2 > mid)
+            mid = high / 2;
+        int score = NAME(negamax)(s, current, mask, moves, mid, mid + 1, opponent_wins);
+        if (s->aborted) return C4_OUT_OF_BUDGET;
+        if (score <= mid)
+            high = score;
+        else
+            low = score;
+    }
+    return low;
+}
+
+#endif /* C4_BODY */
