@@ -383,6 +383,11 @@ class AlphaBeta:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise SearchStopped
 
+    def _table_move(self, game: Game) -> int:
+        """The best move the table holds for ``game``'s position, or 0 for none."""
+        entry = self.table.get(game.key())
+        return entry[3] if entry is not None else 0
+
     def _principal_variation(self, game: Game, first: int, depth: int) -> list[int]:
         """The root move followed by table moves, as far as they stay legal and the game goes on."""
         work = game.copy()
@@ -392,11 +397,8 @@ class AlphaBeta:
             return pv
         seen = {work.key()}
         for _ in range(depth - 1):
-            entry = self.table.get(work.key())
-            if entry is None or not entry[3]:
-                break
-            move = entry[3]
-            if move not in work.legal_moves():
+            move = self._table_move(work)
+            if not move or move not in work.legal_moves():
                 break
             work.push(move)
             pv.append(move)

@@ -170,25 +170,12 @@ class NativeAlphaBeta(AlphaBeta):
         self.nodes, self._next_check = io[0], io[1]
         return None if stopped else out[0] > WIN_BOUND
 
-    def _principal_variation(self, game: Game, first: int, depth: int) -> list[int]:
-        """The root move followed by table moves (AlphaBeta's, with the core's table)."""
+    def _table_move(self, game: Game) -> int:
+        """The best move the core's table holds for ``game``'s position, or 0 for none (the principal
+        variation is AlphaBeta's, read from this table)."""
         core = self.core
-        work = game.copy()
-        pv = [first]
-        work.push(first)
-        if work.winner_after_push(first) is not None:
-            return pv
-        seen = {work.key()}
-        for _ in range(depth - 1):
-            move = core.lib.betsy_table_move(core.handle, core.encode(work.key()))
-            if not move or move not in work.legal_moves():
-                break
-            work.push(move)
-            pv.append(move)
-            if work.winner_after_push(move) is not None or work.key() in seen:
-                break
-            seen.add(work.key())
-        return pv
+        move: int = core.lib.betsy_table_move(core.handle, core.encode(game.key()))
+        return move
 
 
 def searcher(position: object, evaluation: Callable[[Any], int], weights: Weights, contempt: int = 0) -> AlphaBeta:
