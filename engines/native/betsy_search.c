@@ -751,6 +751,8 @@ static int64_t negamax(Ctx *s, int depth, int64_t alpha, int64_t beta, int ply) 
  * history. ``eval`` holds open_values[n+1], blocked_values[n+1], stack_values[n+1], then ring,
  * ring_line_value, stack, tempo, then hand[2 * supply + 1] (see native_betsy.py). NULL on a bad n
  * or no memory. */
+void betsy_free(void *ctx);
+
 void *betsy_new(int n, int blue_priority, const int64_t *eval, int64_t table_limit) {
     if (n < 1 || n > MAXN) return NULL;
     Ctx *s = calloc(1, sizeof(Ctx));
@@ -808,13 +810,7 @@ void *betsy_new(int n, int blue_priority, const int64_t *eval, int64_t table_lim
     s->ring_cache = calloc((size_t)1 << (s->height + 1), sizeof(int64_t));
     s->ring_known = calloc((size_t)1 << (s->height + 1), 1);
     if (!s->cell_lines || !s->column_lines || !s->hand || !s->ring_cache || !s->ring_known || !tt_alloc(s, 1 << 16)) {
-        free(s->cell_lines);
-        free(s->column_lines);
-        free(s->hand);
-        free(s->ring_cache);
-        free(s->ring_known);
-        free(s->tkeys);
-        free(s);
+        betsy_free(s); /* calloc'd: what was not allocated is NULL */
         return NULL;
     }
     memset(s->cell_lines, 255, (size_t)s->cells * 4);
