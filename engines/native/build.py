@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Compile the native search core: every ``engines/native/*.c`` into ``engines/native/_build/<name>.so``
 with the system C compiler (``$CC``, else ``cc``, else ``gcc``), only where the library is missing or
-older than its source (``--if-stale``; without it, every one). Portable flags (-O2, no -march), so the
-library runs on any machine of the architecture it was built on.
+older than its source (``--if-stale``; without it, every one).
+
+Flags: -O3 tuned for this processor (``-mtune=native`` schedules instructions for it and adds none, so
+the library still runs on any machine of its architecture), plus ``-mpopcnt`` on an x86-64 processor
+that has the instruction (every one since 2008; without it a bit count is a dozen instructions, and the
+solver counts bits at every node: about 1.4 times the positions per second on Pons's Middle-Medium set).
+A compiler that refuses those flags gets the portable ``-O2`` alone.
 
 Exit status 0 when every library is built; otherwise one warning line per source that could not be
 built on stderr, status 1, and the engines search in pure Python (the same answers, slower).
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -19,7 +25,28 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(HERE, "_build")
-FLAGS = ["-O2", "-std=c11", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration"]
+FLAGS = ["-std=c11", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration"]
+PORTABLE = ["-O2"]
+
+
+def tuned() -> list[str]:
+    """The fast flags for this machine (see the module's doc); PORTABLE is the fallback."""
+    flags = ["-O3", "-mtune=native"]
+    if platform.machine() in ("x86_64", "AMD64") and _cpu_has("popcnt"):
+        flags.append("-mpopcnt")
+    return flags
+
+
+def _cpu_has(flag: str) -> bool:
+    """Whether /proc/cpuinfo's first processor lists ``flag`` (False where there is no such file)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return flag in line.split(":", 1)[1].split()
+    except OSError:
+        pass
+    return False
 
 
 def compiler() -> str | None:
@@ -46,7 +73,11 @@ def build(name: str, cc: str) -> str | None:
     handle, partial = tempfile.mkstemp(dir=BUILD, suffix=".so.partial")
     os.close(handle)
     try:
-        done = subprocess.run([cc, *FLAGS, "-o", partial, source], capture_output=True, text=True, timeout=300)
+        for options in (tuned(), PORTABLE):
+            done = subprocess.run([cc, *options, *FLAGS, "-o", partial, source], capture_output=True, text=True,
+                                  timeout=300)
+            if done.returncode == 0:
+                break
         if done.returncode != 0:
             first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:200])
             return f"{cc} failed on {name}.c: {first}"

@@ -37,8 +37,12 @@ static double now_monotonic(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
+/* Bits set: the processor's instruction where the build has it (-mpopcnt, build.py), else in registers
+ * (without it __builtin_popcountll is a library call). */
 static inline int popcount64(uint64_t x) {
+#ifdef __POPCNT__
+    return __builtin_popcountll(x);
+#endif
     x -= (x >> 1) & 0x5555555555555555ull;
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
