@@ -21,11 +21,12 @@
  */
 #ifndef C4S_BODY
 
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define C4S_MAX_W 12
@@ -48,6 +49,20 @@ static double monotonic(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
+ * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
+static void *slots_alloc(size_t bytes) {
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    return memory;
+}
+static void slots_free(void *memory, size_t bytes) {
+    if (memory != NULL) munmap(memory, bytes);
+}
+
 /* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
 static inline int popcount64(uint64_t x) {
     x -= (x >> 1) & 0x5555555555555555ull;
@@ -56,9 +71,18 @@ static inline int popcount64(uint64_t x) {
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
-static inline uint64_t hash64(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 17; }
+/* The table's slot hash: every bit of the key moves every bit of the hash (murmur3's finalizer), so the
+ * low bits that pick the slot depend on all the columns (a product alone leaves its low bits to the
+ * key's low bits, the first columns, and the probe runs grow long). */
+static inline uint64_t hash64(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDull;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ull;
+    return key ^ (key >> 33);
+}
 static inline uint64_t hash128(u128 key) {
-    return (((uint64_t)key ^ ((uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull) >> 17;
+    return hash64((uint64_t)key ^ ((uint64_t)(key >> 64) * 0x9E3779B97F4A7C15ull));
 }
 
 /* What both board types share, first in each context so the exported functions can read it. */
@@ -259,13 +283,16 @@ static inline BOARD NAME(at_or_above)(const NAME(C) *s, BOARD cells) {
     return cells;
 }
 
-static int64_t NAME(evaluate)(const NAME(C) *s) {
+/* The static value for the side to move; ``own`` is winning_cells of the side to move's discs (the
+caller has it already). */
+static int64_t NAME(evaluate)(const NAME(C) *s, BOARD own) {
     BOARD x = s->m[0], o = s->m[1], empty = s->board_mask ^ (x | o);
     if (!empty) return 0;
     int64_t score = 0;
     for (int i = 0; i < s->nplanes; i++)
         score += s->plane_weight[i] * (POPCOUNT(x & s->planes[i]) - POPCOUNT(o & s->planes[i]));
-    BOARD xt = NAME(winning_cells)(s, x) & empty, ot = NAME(winning_cells)(s, o) & empty;
+    BOARD other = NAME(winning_cells)(s, s->m[s->turn ^ 1]);
+    BOARD xt = (s->turn ? other : own) & empty, ot = (s->turn ? own : other) & empty;
     if (xt || ot) {
         score += s->threat * (POPCOUNT(xt & s->x_rows) - POPCOUNT(ot & s->o_rows));
         if (s->weak_threat) score += s->weak_threat * (POPCOUNT(xt & s->o_rows) - POPCOUNT(ot & s->x_rows));
@@ -286,9 +313,9 @@ static int64_t NAME(evaluate)(const NAME(C) *s) {
 /* ---- transposition table (AlphaBeta.table and _store) ------------------------------------------ */
 
 static int NAME(tt_alloc)(NAME(C) *s, int64_t slots) {
-    NAME(entry_t) *table = calloc((size_t)slots, sizeof *table);
+    NAME(entry_t) *table = slots_alloc((size_t)slots * sizeof *table);
     if (!table) return 0;
-    free(s->table);
+    slots_free(s->table, (size_t)s->slots * sizeof *table);
     s->table = table;
     s->slots = slots;
     s->used = 0;
@@ -324,7 +351,7 @@ static void NAME(tt_grow)(NAME(C) *s) {
             s->table[NAME(tt_slot)(s, old[i].key)] = old[i];
             s->used++;
         }
-    free(old);
+    slots_free(old, (size_t)slots * sizeof *old);
 }
 
 static void NAME(tt_store)(NAME(C) *s, BOARD key, int depth, int flag, int64_t score, int move, int ply) {
@@ -337,7 +364,7 @@ static void NAME(tt_store)(NAME(C) *s, BOARD key, int depth, int flag, int64_t s
         if (e->depth > depth && e->flag == EXACT) return; /* keep the deeper exact entry */
     } else {
         if (s->used >= s->limit) { /* AlphaBeta: table.clear() when full and the key is new */
-            memset(s->table, 0, sizeof *s->table * (size_t)s->slots);
+            if (!NAME(tt_alloc)(s, s->slots)) memset(s->table, 0, sizeof *s->table * (size_t)s->slots);
             s->used = 0;
         }
         if ((s->used + 1) * 2 > s->slots) NAME(tt_grow)(s); /* linear probing: keep it half empty */
@@ -387,9 +414,12 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
         return s->turn == s->root_turn ? -s->contempt : s->contempt;
     }
     int mover = s->turn;
+    /* The cells completing a four of the side to move: has_winning_move, and winner_after_push of
+     * each child (its disc wins exactly when it lands on one of these). */
+    BOARD own = NAME(winning_cells)(s, s->m[mover]), playable = NAME(occupied)(s) + s->bottom;
     if (depth <= 0 || ply >= MAX_PLY - 1) {
-        if (NAME(has_winning_move)(s)) return WIN - ply - 1;
-        return NAME(evaluate)(s);
+        if (own & playable) return WIN - ply - 1;
+        return NAME(evaluate)(s, own);
     }
     int table_move = 0;
     NAME(entry_t) *entry = NAME(tt_find)(s, key);
@@ -412,14 +442,16 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
     int moves[C4S_MAX_W], count = NAME(legal_moves)(s, moves);
     if (!count) return 0; /* a full board: a draw */
     if (depth >= 2) {
-        if (NAME(has_winning_move)(s)) return WIN - ply - 1;
-        if (NAME(opponent_has_winning_move)(s)) {
+        if (own & playable) return WIN - ply - 1;
+        BOARD other = NAME(winning_cells)(s, s->m[mover ^ 1]);
+        if (other & playable) {
+            /* after a move the opponent's discs are the same: it can win at once where one of its
+             * winning cells is playable then */
             int blocks = 0;
             for (int i = 0; i < count; i++) {
                 int move = moves[i];
-                BOARD cell = NAME(push)(s, move);
-                if (NAME(winner_after_push)(s, cell) < 0 && !NAME(has_winning_move)(s)) moves[blocks++] = move;
-                NAME(pop)(s, cell);
+                BOARD cell = playable & s->column[move - 1];
+                if (!(own & cell) && !(other & (playable ^ cell ^ (cell << 1)))) moves[blocks++] = move;
             }
             s->nodes += count;
             if (!blocks) return -(WIN - ply - 2);
@@ -443,6 +475,13 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
         NAME(bring_to_front)(moves, count, k0);
         NAME(bring_to_front)(moves, count, table_move);
     }
+    if (depth > 1) /* the children probe the table: fetch their slots while this node works */
+        for (int i = 0; i < count; i++) {
+            BOARD cell = playable & s->column[moves[i] - 1];
+            /* the child's key: x's discs (with the cell when x moves) + its occupied cells + bottom */
+            BOARD child = s->m[0] + (mover ? 0 : cell) + playable + cell;
+            __builtin_prefetch(&s->table[HASH(child) & (uint64_t)(s->slots - 1)]);
+        }
     int64_t original_alpha = alpha, repetitions_before = s->repetitions;
     int64_t best = -INF;
     int best_move = moves[0], first = 1, child_depth = depth - 1;
@@ -452,12 +491,9 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
         int move = moves[index];
         BOARD cell = NAME(push)(s, move);
         s->nodes++;
-        if (child_depth > 0) /* the child probes the table: fetch its slot while this node works */
-            __builtin_prefetch(&s->table[HASH(NAME(key)(s)) & (uint64_t)(s->slots - 1)]);
-        int winner = NAME(winner_after_push)(s, cell);
         int64_t score;
-        if (winner >= 0) {
-            score = winner == mover ? win_here : -win_here;
+        if (own & cell) {
+            score = win_here;
         } else if (first) {
             score = -NAME(negamax)(s, child_depth, -beta, -alpha, ply + 1);
         } else {
@@ -500,7 +536,7 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
 static void NAME(free)(void *ctx) {
     NAME(C) *s = ctx;
     if (!s) return;
-    free(s->table);
+    slots_free(s->table, (size_t)s->slots * sizeof *s->table);
     free(s->path);
     free(s);
 }
@@ -669,7 +705,7 @@ static int NAME(table_move)(void *ctx, BOARD x, BOARD o) {
 static void NAME(probe)(void *ctx, BOARD x, BOARD o, int64_t *out) {
     NAME(C) *s = ctx;
     NAME(load)(s, x, o);
-    out[0] = NAME(evaluate)(s);
+    out[0] = NAME(evaluate)(s, NAME(winning_cells)(s, s->m[s->turn]));
     out[1] = NAME(has_winning_move)(s);
     out[2] = NAME(opponent_has_winning_move)(s);
     BOARD key = NAME(key)(s);
