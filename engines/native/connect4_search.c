@@ -40,6 +40,7 @@
 #define EXACT 0
 #define LOWER 1
 #define UPPER 2
+#define MAX_SLOTS (1 << 23)
 
 typedef unsigned __int128 u128;
 
@@ -590,7 +591,13 @@ static void *NAME(new)(int width, int height, const int64_t *weights, int64_t ta
     s->threat = weights[1];
     s->weak_threat = weights[2];
     for (int i = 0; i < 4; i++) s->free_bonus[i] = weights[3 + i];
-    if (!NAME(tt_alloc)(s, 1 << 16)) {
+    /* Slots for table_limit entries at most half full, reserved at once (pages are mapped as they are
+     * touched): growing on the way would rehash the table, a pause of tenths of a second at millions
+     * of entries in which the clock is not read. Beyond MAX_SLOTS, or without the memory, it starts
+     * small and grows. */
+    int64_t slots = 1 << 16;
+    while (slots < 2 * table_limit && slots < MAX_SLOTS) slots *= 2;
+    if (!NAME(tt_alloc)(s, slots) && !NAME(tt_alloc)(s, 1 << 16)) {
         NAME(free)(s);
         return NULL;
     }
