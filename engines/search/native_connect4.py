@@ -13,12 +13,11 @@ are searched natively; larger ones (12x10 and up) in Python.
 
 ``searcher`` is what engines call: the native searcher for a Connect Four position with the searches'
 evaluation when the core is built and loaded (``engines.native.load``), else the Python ``AlphaBeta``
-as before. Import this module only where a search starts: it loads ctypes and the library.
+as before. Import this module only where a search starts; ctypes is imported only when the library
+is loaded, so the pure-Python path (``ARENA_PURE=1``, no library) does not pay for it.
 """
 
 from __future__ import annotations
-
-import ctypes
 
 from engines import connect4_evaluation
 from engines.native import load
@@ -27,13 +26,12 @@ from harness.games.connect4 import Position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import ctypes
     from collections.abc import Callable
     from typing import Any
 
     from engines.search.game import Game
 
-_I64 = ctypes.c_int64
-_U64 = ctypes.c_uint64
 _MASK = (1 << 64) - 1
 MAX_BITS = 128
 """The largest board the core holds, in bits (columns x (rows + 1))."""
@@ -46,6 +44,9 @@ def library() -> ctypes.CDLL | None:
     if lib is None:
         return None
     if not _declared:
+        import ctypes
+
+        _I64, _U64 = ctypes.c_int64, ctypes.c_uint64
         i64p = ctypes.POINTER(_I64)
         board = [_U64, _U64, _U64, _U64]
         lib.c4s_new.argtypes = [ctypes.c_int, ctypes.c_int, i64p, _I64]
@@ -95,8 +96,10 @@ class Core:
         if not fits(width, height):
             raise ValueError(f"the native Connect Four search holds boards of up to {MAX_BITS} bits "
                              f"(columns x (rows + 1)), not {width}x{height}")
+        import ctypes
+
         values = weights()
-        handle = lib.c4s_new(width, height, (_I64 * len(values))(*values), table_limit)
+        handle = lib.c4s_new(width, height, (ctypes.c_int64 * len(values))(*values), table_limit)
         if not handle:
             raise MemoryError(f"the native Connect Four search could not set up {width}x{height}")
         self.handle: int = handle
@@ -129,23 +132,29 @@ class NativeAlphaBeta(AlphaBeta):
         return Core.board(game)
 
     def _sync_path(self) -> None:
+        import ctypes
+
         keys = [word for key in self.path for word in halves(key)]
-        self.core.lib.c4s_set_path(self.core.handle, (_U64 * len(keys))(*keys), len(self.path))
+        self.core.lib.c4s_set_path(self.core.handle, (ctypes.c_uint64 * len(keys))(*keys), len(self.path))
 
     def _limits(self) -> ctypes.Array[ctypes.c_int64]:
-        return (_I64 * 7)(self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
+        import ctypes
+
+        return (ctypes.c_int64 * 7)(self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
                           self.contempt, self._root_turn, int(self.reductions), self.root_margin)
 
     def _root(
         self, game: Game, depth: int, moves: list[int], previous_best: int
     ) -> tuple[int, int, list[int], dict[int, int]]:
+        import ctypes
+
         board = self._board(game)
         core = self.core
         ordered = [previous_best] + [m for m in moves if m != previous_best]
         self._sync_path()
         io = self._limits()
-        out = (_I64 * 5)()
-        found = (_I64 * len(ordered))()
+        out = (ctypes.c_int64 * 5)()
+        found = (ctypes.c_int64 * len(ordered))()
         stopped = core.lib.c4s_root(
             core.handle, *board, depth, (ctypes.c_int32 * len(ordered))(*ordered), len(ordered), io,
             -1.0 if self.deadline is None else self.deadline, out, found)
@@ -159,6 +168,8 @@ class NativeAlphaBeta(AlphaBeta):
         return out[0], out[1], reordered, scores
 
     def wins_within(self, game: Game, depth: int, deadline: float | None = None) -> bool | None:
+        import ctypes
+
         board = self._board(game)
         core = self.core
         self.path = set()
@@ -167,7 +178,7 @@ class NativeAlphaBeta(AlphaBeta):
         self._next_check = self.nodes + _CHECK_EVERY
         self._sync_path()
         io = self._limits()
-        out = (_I64 * 1)()
+        out = (ctypes.c_int64 * 1)()
         stopped = core.lib.c4s_negamax(core.handle, *board, depth, WIN_BOUND, WIN_BOUND + 1, 0, io,
                                        -1.0 if deadline is None else deadline, out)
         self.nodes, self._next_check = io[0], io[1]
