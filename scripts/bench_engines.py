@@ -8,12 +8,12 @@ of the last completed iteration when the engine runs as a program under the prot
 limits, as the referee runs it. A node is a position the search visits (each move it makes, as in
 the usual count of negamax calls); the horizon's check for a winning move is not counted. Each
 search runs twice, in Python and on the native core (engines/search/native_betsy.py,
-engines/search/native_connect4.py), side by side; (3) the engine's start-up: the median wall time of
-``alphabeta --depth 1`` on the empty board, Python and native. Goals: >= 200k nodes/s in Python and
+engines/search/native_connect4.py), side by side; (3) the engine's start-up: the median wall and CPU
+time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native. Goals: >= 200k nodes/s in Python and
 >= 5 M nodes/s native at n = 5 and n = 8.
 
 Usage: .venv/bin/python scripts/bench_engines.py [--game connect4] [--sizes 5,8] [--limits 1,5]
-[--positions 4]
+[--positions 4] [--runs 15]
 """
 
 from __future__ import annotations
@@ -118,9 +118,10 @@ def depth_under_protocol(position: AnyPosition, size: str, limit: int, pure: boo
     return (depths[-1] if depths else 0), wall
 
 
-def startup(game: str, size: str, runs: int, pure: bool) -> float:
-    """Median wall seconds of ``alphabeta --depth 1`` on the empty board, from exec to exit (modules
-    byte-compiled first, as an installed project's are)."""
+def startup(game: str, size: str, runs: int, pure: bool) -> tuple[float, float]:
+    """Median wall seconds and median CPU seconds (user + system, which a loaded machine does not
+    stretch) of ``alphabeta --depth 1`` on the empty board, from exec to exit (modules byte-compiled
+    first, as an installed project's are)."""
     compileall.compile_dir(ROOT / "harness", quiet=1)
     compileall.compile_dir(ROOT / "engines", quiet=1)
     position = empty_board(game, size)
@@ -128,12 +129,16 @@ def startup(game: str, size: str, runs: int, pure: bool) -> float:
             "--depth", "1"]
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env["ARENA_PURE"] = "1" if pure else "0"
-    times = []
+    walls, cpus = [], []
     for _ in range(runs + 1):  # the first warms the page cache
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times[1:])
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{' '.join(argv)} failed")
+        walls.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls[1:]), statistics.median(cpus[1:])
 
 
 def main() -> None:
@@ -163,9 +168,10 @@ def main() -> None:
                       f"(median {statistics.median(depths)}), wall max {max(walls):.2f} s of {limit} s")
     if args.runs:
         size = sizes[0]
-        figures = [f"{name} {1000 * startup(args.game, size, args.runs, pure):.1f} ms" for name, pure in paths]
-        print(f"start-up, alphabeta --depth 1 on the empty {label}{size} board (median of {args.runs}): "
-              f"{', '.join(figures)}")
+        for name, pure in paths:
+            wall, cpu = startup(args.game, size, args.runs, pure)
+            print(f"{label}{size} {name} start-up, alphabeta --depth 1 on the empty board: {1000 * wall:.1f} ms "
+                  f"({1000 * cpu:.1f} ms CPU; medians of {args.runs})")
     if args.game == "betsy":
         print("goals: >= 200,000 nodes/s in Python, >= 5,000,000 native, at n = 5 and n = 8")
 
