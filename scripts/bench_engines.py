@@ -9,8 +9,8 @@ limits, as the referee runs it. A node is a position the search visits (each mov
 the usual count of negamax calls); the horizon's check for a winning move is not counted. Each
 search runs twice, in Python and on the native core (engines/search/native_betsy.py,
 engines/search/native_connect4.py), side by side; (3) the engine's start-up: the median wall and CPU
-time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native. Goals: >= 200k nodes/s in Python and
->= 5 M nodes/s native at n = 5 and n = 8.
+time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native. Goals
+(Betsy): >= 200k nodes/s in Python and >= 5 M nodes/s native at n = 5 and n = 8.
 
 Usage: .venv/bin/python scripts/bench_engines.py [--game connect4] [--sizes 5,8] [--limits 1,5]
 [--positions 4] [--runs 15]
