@@ -124,8 +124,10 @@ def test_fixed_depth_search_gives_the_same_value_move_scores_pv_and_nodes(
         assert native.search(position, depth).nodes == python.search(position, depth).nodes, position
 
 
-def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_within(lib: ctypes.CDLL) -> None:
-    for position in search_positions(7, 6, 6, 2):
+@pytest.mark.parametrize("width, height", [(7, 6), (8, 8), (11, 10)])  # 64- and 128-bit boards
+def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_within(
+        lib: ctypes.CDLL, width: int, height: int) -> None:
+    for position in search_positions(width, height, 6, 2):
         # Keys passed as earlier game positions score as draws, with contempt, where the search
         # meets them (here: positions two plies on); a node limit stops both at the same node.
         history = set()
@@ -137,8 +139,8 @@ def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_w
                 position.pop()
             position.pop()
         python, native = pair(lib, position, mcts_alphabeta.CONTEMPT, 1)
-        expected = [(r.score, r.move, r.nodes, r.partial) for r in python.iterate(position, 12, None, 20_000, history)]
-        found = [(r.score, r.move, r.nodes, r.partial) for r in native.iterate(position, 12, None, 20_000, history)]
+        expected = [(r.score, r.move, r.nodes, r.partial) for r in python.iterate(position, 64, None, 20_000, history)]
+        found = [(r.score, r.move, r.nodes, r.partial) for r in native.iterate(position, 64, None, 20_000, history)]
         assert found == expected, position
         assert python._repetitions > 0  # the earlier positions were reached
         assert native.nodes == python.nodes
@@ -210,15 +212,16 @@ def strip_timing(line: str) -> str:
     return " ".join(words)
 
 
-def test_engines_search_natively_and_answer_as_the_pure_python_engines() -> None:
-    board = Position(7, 6)
+@pytest.mark.parametrize("width, height", [(7, 6), (8, 8)])
+def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: int, height: int) -> None:
+    board = Position(width, height)
     for move in (4, 4, 3, 5, 2, 3, 6, 1):
         board.push(move)
     for engine, options in (("alphabeta.py", []), ("mcts_alphabeta.py", ["--playouts", "200"])):
         outputs = []
         for pure in ("0", "1"):
             done = subprocess.run(
-                [sys.executable, str(ROOT / "engines" / engine), "7x6", board.player, board.board(), "60",
+                [sys.executable, str(ROOT / "engines" / engine), board.size_text, board.player, board.board(), "60",
                  "--depth", "8", "--info", "--seed", "1", *options],
                 capture_output=True, text=True, env=dict(os.environ, ARENA_PURE=pure), timeout=120, check=True)
             info = [strip_timing(line) for line in done.stderr.splitlines() if line.startswith("info ")]
