@@ -13,7 +13,7 @@
  * The transposition table has the Python dict's policy: an exact key (Position.key(), x's discs plus a
  * marker above each column's top disc), depth-preferred replacement (a deeper exact entry is kept),
  * cleared when a new key arrives with table_limit entries stored. It is a linear-probing hash table
- * kept at most half full, grown as it fills.
+ * at most half full, its slots for table_limit entries reserved at once (see NAME(new)).
  *
  * A Connect Four position never repeats inside a search (every move adds a disc), so the search path
  * of the Python search reduces to the earlier game positions a caller passes (history_keys), looked
