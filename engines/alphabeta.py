@@ -62,6 +62,19 @@ def evaluation_for(position: AnyPosition) -> Callable[[Any], int]:
     return connect4_evaluate
 
 
+def searcher_for(position: AnyPosition, contempt: int = CONTEMPT) -> AlphaBeta:
+    """The engine's searcher for ``position``: on the native core when it is built (the same answers:
+    engines/search/native_betsy.py, engines/search/native_connect4.py), else the Python AlphaBeta."""
+    if isinstance(position, Position):
+        from engines.evaluation import DEFAULT_WEIGHTS
+        from engines.search.native_betsy import searcher as native_betsy
+
+        return native_betsy(position, evaluate, DEFAULT_WEIGHTS, contempt)
+    from engines.search.native_connect4 import searcher as native_connect4
+
+    return native_connect4(position, evaluation_for(position), contempt)
+
+
 def choose_move(
     position: AnyPosition,
     deadline: float | None = None,
@@ -76,14 +89,7 @@ def choose_move(
     ``rng`` shuffles the root moves first, which breaks ties between equal moves at random (the
     search keeps the first of equal moves); without it the choice is deterministic.
     """
-    if isinstance(position, Position):
-        from engines.evaluation import DEFAULT_WEIGHTS
-        from engines.search.native_betsy import searcher as native_or_python
-
-        # On the native core when it is built (the same answers, engines/search/native_betsy.py).
-        searcher = native_or_python(position, evaluate, DEFAULT_WEIGHTS, contempt)
-    else:
-        searcher = AlphaBeta(evaluation_for(position), contempt=contempt)
+    searcher = searcher_for(position, contempt)
     if rng is not None:
         def shuffled(_game: object, moves: list[Move]) -> list[Move]:
             moves = moves[:]

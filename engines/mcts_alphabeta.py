@@ -107,13 +107,18 @@ than ``MARGIN`` below the best (exact ties, with 1) are the ones MCTS chooses am
 
 
 def _searcher(position: AnyPosition, evaluation: Callable[[Any], int], contempt: int = 0) -> AlphaBeta:
-    """Alpha-beta for ``position``: on the native core for Betsy when it is built (the same answers,
-    engines/search/native_betsy.py), else in Python."""
-    if isinstance(position, Position) and evaluation is evaluate:
-        from engines.search.native_betsy import searcher
+    """Alpha-beta for ``position``: on the native core when it is built (the same answers,
+    engines/search/native_betsy.py for Betsy, engines/search/native_connect4.py for Connect Four),
+    else in Python."""
+    if isinstance(position, Position):
+        if evaluation is evaluate:
+            from engines.search.native_betsy import searcher
 
-        return searcher(position, evaluation, WEIGHTS, contempt)
-    return AlphaBeta(evaluation, contempt=contempt)
+            return searcher(position, evaluation, WEIGHTS, contempt)
+        return AlphaBeta(evaluation, contempt=contempt)
+    from engines.search.native_connect4 import searcher as native_connect4
+
+    return native_connect4(position, evaluation, contempt)
 
 
 def choose_move(

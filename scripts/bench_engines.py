@@ -6,17 +6,20 @@ prints (1) nodes per second of the search, in-process, 1 s per position (wall cl
 brackets per second of the process's CPU time, which a loaded machine does not lower); (2) the depth
 of the last completed iteration when the engine runs as a program under the protocol with 1 s and 5 s
 limits, as the referee runs it. A node is a position the search visits (each move it makes, as in
-the usual count of negamax calls); the horizon's check for a winning move is not counted. Betsy's
-search runs twice, in Python and on the native core (engines/search/native_betsy.py), side by side;
-goals: >= 200k nodes/s in Python and >= 5 M nodes/s native at n = 5 and n = 8.
+the usual count of negamax calls); the horizon's check for a winning move is not counted. Each
+search runs twice, in Python and on the native core (engines/search/native_betsy.py,
+engines/search/native_connect4.py), side by side; (3) the engine's start-up: the median wall and CPU
+time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native. Goals
+(Betsy): >= 200k nodes/s in Python and >= 5 M nodes/s native at n = 5 and n = 8.
 
 Usage: .venv/bin/python scripts/bench_engines.py [--game connect4] [--sizes 5,8] [--limits 1,5]
-[--positions 4]
+[--positions 4] [--runs 15]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import statistics
@@ -80,11 +83,17 @@ def nodes_per_second(game: str, size: str, count: int, seconds: float,
     total_time = total_cpu = 0.0
     for position in positions(game, size, count):
         searcher = AlphaBeta(evaluation_for(position))
-        if native:
+        if native and isinstance(position, betsy.Position):
             from engines.evaluation import DEFAULT_WEIGHTS
-            from engines.search.native_betsy import searcher as native_searcher
+            from engines.search.native_betsy import searcher as native_betsy
 
-            searcher = native_searcher(position, evaluation_for(position), DEFAULT_WEIGHTS)
+            searcher = native_betsy(position, evaluation_for(position), DEFAULT_WEIGHTS)
+        elif native:
+            from engines.search.native_connect4 import searcher as native_connect4
+
+            searcher = native_connect4(position, evaluation_for(position))
+        if native and type(searcher) is AlphaBeta:
+            raise SystemExit("the native core is not built: run .venv/bin/python engines/native/build.py")
         start, cpu = time.perf_counter(), time.process_time()
         deadline = time.monotonic() + seconds
         last = None
@@ -109,18 +118,41 @@ def depth_under_protocol(position: AnyPosition, size: str, limit: int, pure: boo
     return (depths[-1] if depths else 0), wall
 
 
+def startup(game: str, size: str, runs: int, pure: bool) -> tuple[float, float]:
+    """Median wall seconds and median CPU seconds (user + system, which a loaded machine does not
+    stretch) of ``alphabeta --depth 1`` on the empty board, from exec to exit (modules byte-compiled
+    first, as an installed project's are)."""
+    compileall.compile_dir(ROOT / "harness", quiet=1)
+    compileall.compile_dir(ROOT / "engines", quiet=1)
+    position = empty_board(game, size)
+    argv = [sys.executable, str(ROOT / "engines" / "alphabeta.py"), size, position.player, position.board(), "1",
+            "--depth", "1"]
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["ARENA_PURE"] = "1" if pure else "0"
+    walls, cpus = [], []
+    for _ in range(runs + 1):  # the first warms the page cache
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{' '.join(argv)} failed")
+        walls.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls[1:]), statistics.median(cpus[1:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=("betsy", "connect4"), default="betsy")
     parser.add_argument("--sizes", default=None, help="default: 5,8 (Betsy) or 8x8,7x6 (Connect Four)")
     parser.add_argument("--limits", default="1,5")
     parser.add_argument("--positions", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=15, help="start-up runs per path (0: skip)")
     args = parser.parse_args()
     sizes = (args.sizes or ("8x8,7x6" if args.game == "connect4" else "5,8")).split(",")
     label = "" if args.game == "connect4" else "n="
     limits = [int(text) for text in args.limits.split(",")]
-    # Betsy: Python, then the native core; Connect Four's alpha-beta is Python only.
-    paths = [("python", True), ("native", False)] if args.game == "betsy" else [("", True)]
+    paths = [("python", True), ("native", False)]
     for size in sizes:
         for name, pure in paths:
             rate, cpu_rate, nodes = nodes_per_second(args.game, size, args.positions, 1.0, native=not pure)
@@ -134,6 +166,12 @@ def main() -> None:
                 walls = [wall for _, wall in runs]
                 print(f"{label}{size}{' ' + name if name else ''}, {limit} s/move: depth {min(depths)}-{max(depths)} "
                       f"(median {statistics.median(depths)}), wall max {max(walls):.2f} s of {limit} s")
+    if args.runs:
+        size = sizes[0]
+        for name, pure in paths:
+            wall, cpu = startup(args.game, size, args.runs, pure)
+            print(f"{label}{size} {name} start-up, alphabeta --depth 1 on the empty board: {1000 * wall:.1f} ms "
+                  f"({1000 * cpu:.1f} ms CPU; medians of {args.runs})")
     if args.game == "betsy":
         print("goals: >= 200,000 nodes/s in Python, >= 5,000,000 native, at n = 5 and n = 8")
 

@@ -1,0 +1,731 @@
+/* The Connect Four alpha-beta core: engines/search/alphabeta.py's negamax (AlphaBeta._root and
+ * _negamax) with the rules of harness/games/connect4 and the evaluation of
+ * engines/connect4_evaluation.evaluate, move for move, so that a fixed-depth search returns the same
+ * value, best move, root scores and node count as the Python one. Driven from
+ * engines/search/native_connect4.py through ctypes.
+ *
+ * Boards are Pons's layout, as in the Python rules: cell (column c, height h) is bit c * (H + 1) + h,
+ * one sentinel bit above each column. uint64_t where W * (H + 1) <= 64, unsigned __int128 (gcc, clang)
+ * up to 128; larger boards (12x10 and up) are left to the Python search. The search is written once
+ * below (after #else) and compiled for each board type by including this file into itself with BOARD
+ * and NAME defined, as engines/native/connect4_solver.c does.
+ *
+ * The transposition table has the Python dict's policy: an exact key (Position.key(), x's discs plus a
+ * marker above each column's top disc), depth-preferred replacement (a deeper exact entry is kept),
+ * cleared when a new key arrives with table_limit entries stored. It is a linear-probing hash table
+ * at most half full, its slots for table_limit entries reserved at once (see NAME(new)).
+ *
+ * A Connect Four position never repeats inside a search (every move adds a disc), so the search path
+ * of the Python search reduces to the earlier game positions a caller passes (history_keys), looked
+ * up only when there are any.
+ */
+#ifndef C4S_BODY
+
+#define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define C4S_MAX_W 12
+#define MAX_PLY 512
+#define WIN 1000000LL
+#define WIN_BOUND (WIN - 10000)
+#define INF (10 * WIN)
+#define CHECK_EVERY 255
+#define LMR_DEPTH 3
+#define LMR_FIRST 3
+#define EXACT 0
+#define LOWER 1
+#define UPPER 2
+#define MAX_SLOTS (1 << 23)
+
+typedef unsigned __int128 u128;
+
+static double monotonic(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
+ * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
+static void *slots_alloc(size_t bytes) {
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
+#endif
+    return memory;
+}
+static void slots_free(void *memory, size_t bytes) {
+    if (memory != NULL) munmap(memory, bytes);
+}
+
+/* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
+static inline int popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
+/* The table's slot hash: every bit of the key moves every bit of the hash (murmur3's finalizer), so the
+ * low bits that pick the slot depend on all the columns (a product alone leaves its low bits to the
+ * key's low bits, the first columns, and the probe runs grow long). */
+static inline uint64_t hash64(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDull;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ull;
+    return key ^ (key >> 33);
+}
+static inline uint64_t hash128(u128 key) {
+    return hash64((uint64_t)key ^ ((uint64_t)(key >> 64) * 0x9E3779B97F4A7C15ull));
+}
+
+/* What both board types share, first in each context so the exported functions can read it. */
+typedef struct {
+    int bits; /* 64 or 128 */
+} head_t;
+
+#define C4S_BODY
+#define BOARD uint64_t
+#define NAME(x) x##_64
+#define POPCOUNT popcount64
+#define HASH hash64
+#include "connect4_search.c" /* this file, again: the body below */
+#undef BOARD
+#undef NAME
+#undef POPCOUNT
+#undef HASH
+#define BOARD u128
+#define NAME(x) x##_128
+#define POPCOUNT popcount128
+#define HASH hash128
+#include "connect4_search.c" /* this file, again: the body below */
+#undef C4S_BODY
+
+/* ---- exported (ctypes) ---- */
+
+#define SPLIT(lo, hi) (((u128)(hi) << 64) | (lo))
+#define DISPATCH(ctx, call64, call128) (((head_t *)(ctx))->bits == 64 ? (call64) : (call128))
+
+/* A search context for a width x height board (4 to 12 each, at most 128 bits with the sentinels):
+ * geometry, evaluation weights (``weights``: CENTRE, THREAT, WEAK_THREAT, then FREE's four, as in
+ * engines/connect4_evaluation.py), table, killers and history. NULL for a board that does not fit or
+ * no memory. */
+void *c4s_new(int width, int height, const int64_t *weights, int64_t table_limit) {
+    if (width < 4 || height < 4 || width > C4S_MAX_W || height > 12) return NULL;
+    int bits = width * (height + 1);
+    if (bits <= 64) return new_64(width, height, weights, table_limit);
+    if (bits <= 128) return new_128(width, height, weights, table_limit);
+    return NULL;
+}
+
+void c4s_free(void *ctx) {
+    if (ctx == NULL) return;
+    if (((head_t *)ctx)->bits == 64) free_64(ctx); else free_128(ctx);
+}
+
+/* The earlier game positions (Python keys, each as two 64-bit halves, low first) that score as
+ * repetitions: AlphaBeta.path at the start of a call. */
+int c4s_set_path(void *ctx, const uint64_t *keys, int count) {
+    return DISPATCH(ctx, set_path_64(ctx, keys, count), set_path_128(ctx, keys, count));
+}
+
+/* AlphaBeta._root on the position of discs x and o (each two 64-bit halves): search ``moves``
+ * (ordered, the previous best first) to ``depth``. io: nodes, next_check, max_nodes (-1: none),
+ * contempt, root_turn, reductions, root_margin; nodes and next_check are written back. Returns 0 when
+ * done (out: alpha, best move; scores[i] for moves[i]), 1 when the deadline (< 0: none) or node limit
+ * stopped it (out[2..4]: root moves completed, best move and score so far). */
+int c4s_root(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int depth, const int32_t *moves,
+             int count, int64_t *io, double deadline, int64_t *out, int64_t *scores) {
+    return DISPATCH(ctx, root_64(ctx, x_lo, o_lo, depth, moves, count, io, deadline, out, scores),
+                    root_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), depth, moves, count, io, deadline, out,
+                             scores));
+}
+
+/* AlphaBeta._negamax from a position (as wins_within calls it): out[0] the score; 1 if the limits
+ * stopped it. */
+int c4s_negamax(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int depth, int64_t alpha,
+                int64_t beta, int ply, int64_t *io, double deadline, int64_t *out) {
+    return DISPATCH(ctx, negamax_entry_64(ctx, x_lo, o_lo, depth, alpha, beta, ply, io, deadline, out),
+                    negamax_entry_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), depth, alpha, beta, ply, io,
+                                      deadline, out));
+}
+
+/* The table's move for a position (0 if none): the principal variation follows these. */
+int c4s_table_move(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi) {
+    return DISPATCH(ctx, table_move_64(ctx, x_lo, o_lo), table_move_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi)));
+}
+
+/* For the differential tests, on the position of discs x and o: out[0] the evaluation, out[1]
+ * has_winning_move, out[2] opponent_has_winning_move, out[3], out[4] the key's halves, out[5] the
+ * number of legal moves, out[6 + i] the i-th legal move, out[6 + width + i] winner_after_push after
+ * it (-1: none). */
+void c4s_probe(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int64_t *out) {
+    if (((head_t *)ctx)->bits == 64) probe_64(ctx, x_lo, o_lo, out);
+    else probe_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), out);
+}
+
+#else /* C4S_BODY: the search for one board type */
+
+typedef struct {
+    BOARD key; /* 0: an empty slot (a key always holds the markers) */
+    int32_t score;
+    int16_t depth;
+    int8_t flag;
+    int8_t move;
+} NAME(entry_t);
+
+typedef struct {
+    head_t head;
+    /* geometry */
+    int width, height, stride;
+    BOARD bottom, board_mask, top_row, x_rows, o_rows;
+    BOARD column[C4S_MAX_W];
+    BOARD planes[8];
+    int64_t plane_weight[8];
+    int nplanes;
+    BOARD smear_rows[4];
+    int smear_shift[4], nsmear;
+    /* evaluation */
+    int64_t threat, weak_threat, free_bonus[4];
+    /* position */
+    BOARD m[2];
+    int turn;
+    /* search */
+    int64_t nodes, next_check, max_nodes, contempt, repetitions;
+    double deadline; /* < 0: none */
+    int root_turn, reductions;
+    int killers[MAX_PLY][2];
+    int64_t history[2][C4S_MAX_W + 1];
+    jmp_buf stop;
+    int64_t partial_done, partial_move, partial_score;
+    /* transposition table */
+    NAME(entry_t) *table;
+    int64_t slots, used, limit;
+    /* earlier game positions */
+    BOARD *path;
+    int path_len, path_cap;
+} NAME(ctx_t);
+
+typedef NAME(ctx_t) NAME(C);
+
+/* ---- rules (harness/games/connect4/rules.py) ---------------------------------------------------- */
+
+/* ``winning_cells``: every cell of the board that would complete a four of ``discs``. */
+static inline BOARD NAME(winning_cells)(const NAME(C) *s, BOARD discs) {
+    BOARD found = (discs << 1) & (discs << 2) & (discs << 3);
+    int st = s->stride;
+    int shifts[3] = {st, st - 1, st + 1};
+    for (int i = 0; i < 3; i++) {
+        int shift = shifts[i];
+        BOARD up1 = discs << shift, up2 = up1 << shift, down1 = discs >> shift, down2 = down1 >> shift;
+        found |= (up1 & up2 & ((up2 << shift) | down1)) | (down1 & down2 & (up1 | (down2 >> shift)));
+    }
+    return found & s->board_mask;
+}
+
+static inline BOARD NAME(occupied)(const NAME(C) *s) { return s->m[0] | s->m[1]; }
+
+static inline int NAME(has_winning_move)(const NAME(C) *s) {
+    return NAME(winning_cells)(s, s->m[s->turn]) & (NAME(occupied)(s) + s->bottom) ? 1 : 0;
+}
+
+static inline int NAME(opponent_has_winning_move)(const NAME(C) *s) {
+    return NAME(winning_cells)(s, s->m[s->turn ^ 1]) & (NAME(occupied)(s) + s->bottom) ? 1 : 0;
+}
+
+/* The columns that are not full, ascending (1-based). */
+static inline int NAME(legal_moves)(const NAME(C) *s, int *moves) {
+    BOARD full = NAME(occupied)(s) & s->top_row;
+    int count = 0;
+    for (int c = 0; c < s->width; c++)
+        if (!(full & s->column[c])) moves[count++] = c + 1;
+    return count;
+}
+
+/* Drop the mover's disc into column ``move``; returns the cell it lands on (pop's argument). */
+static inline BOARD NAME(push)(NAME(C) *s, int move) {
+    BOARD cell = (NAME(occupied)(s) + s->bottom) & s->column[move - 1];
+    s->m[s->turn] |= cell;
+    s->turn ^= 1;
+    return cell;
+}
+
+static inline void NAME(pop)(NAME(C) *s, BOARD cell) {
+    s->turn ^= 1;
+    s->m[s->turn] ^= cell;
+}
+
+/* ``winner_after_push``: the mover if the disc just dropped on ``cell`` completes a four, else -1. */
+static inline int NAME(winner_after_push)(const NAME(C) *s, BOARD cell) {
+    int mover = s->turn ^ 1;
+    return NAME(winning_cells)(s, s->m[mover] ^ cell) & cell ? mover : -1;
+}
+
+static inline BOARD NAME(key)(const NAME(C) *s) { return s->m[0] + NAME(occupied)(s) + s->bottom; }
+
+static void NAME(load)(NAME(C) *s, BOARD x, BOARD o) {
+    s->m[0] = x;
+    s->m[1] = o;
+    s->turn = POPCOUNT(x) == POPCOUNT(o) ? 0 : 1;
+}
+
+/* ---- evaluation (engines/connect4_evaluation.evaluate) -------------------------------------------- */
+
+/* ``_at_or_above``: every cell at or above one of ``cells`` in its column. */
+static inline BOARD NAME(at_or_above)(const NAME(C) *s, BOARD cells) {
+    for (int i = 0; i < s->nsmear; i++) cells |= (cells & s->smear_rows[i]) << s->smear_shift[i];
+    return cells;
+}
+
+/* The static value for the side to move; ``own`` is winning_cells of the side to move's discs (the
+caller has it already). */
+static int64_t NAME(evaluate)(const NAME(C) *s, BOARD own) {
+    BOARD x = s->m[0], o = s->m[1], empty = s->board_mask ^ (x | o);
+    if (!empty) return 0;
+    int64_t score = 0;
+    for (int i = 0; i < s->nplanes; i++)
+        score += s->plane_weight[i] * (POPCOUNT(x & s->planes[i]) - POPCOUNT(o & s->planes[i]));
+    BOARD other = NAME(winning_cells)(s, s->m[s->turn ^ 1]);
+    BOARD xt = (s->turn ? other : own) & empty, ot = (s->turn ? own : other) & empty;
+    if (xt || ot) {
+        score += s->threat * (POPCOUNT(xt & s->x_rows) - POPCOUNT(ot & s->o_rows));
+        if (s->weak_threat) score += s->weak_threat * (POPCOUNT(xt & s->o_rows) - POPCOUNT(ot & s->x_rows));
+        BOARD free_x = ot ? xt & ~NAME(at_or_above)(s, ot) : xt;
+        BOARD free_o = xt ? ot & ~NAME(at_or_above)(s, xt) : ot;
+        if (free_x) {
+            if (free_x & s->x_rows) score += s->free_bonus[0];
+            if (free_x & s->o_rows) score += s->free_bonus[1];
+        }
+        if (free_o) {
+            if (free_o & s->o_rows) score -= s->free_bonus[2];
+            if (free_o & s->x_rows) score -= s->free_bonus[3];
+        }
+    }
+    return s->turn ? -score : score;
+}
+
+/* ---- transposition table (AlphaBeta.table and _store) ------------------------------------------ */
+
+static int NAME(tt_alloc)(NAME(C) *s, int64_t slots) {
+    NAME(entry_t) *table = slots_alloc((size_t)slots * sizeof *table);
+    if (!table) return 0;
+    slots_free(s->table, (size_t)s->slots * sizeof *table);
+    s->table = table;
+    s->slots = slots;
+    s->used = 0;
+    return 1;
+}
+
+static inline int64_t NAME(tt_slot)(const NAME(C) *s, BOARD key) {
+    int64_t mask = s->slots - 1, i = (int64_t)(HASH(key) & (uint64_t)mask);
+    for (;;) {
+        BOARD found = s->table[i].key;
+        if (found == key || !found) return i;
+        i = (i + 1) & mask;
+    }
+}
+
+static inline NAME(entry_t) *NAME(tt_find)(const NAME(C) *s, BOARD key) {
+    NAME(entry_t) *e = &s->table[NAME(tt_slot)(s, key)];
+    return e->key ? e : NULL;
+}
+
+static void NAME(tt_grow)(NAME(C) *s) {
+    NAME(entry_t) *old = s->table;
+    int64_t slots = s->slots, used = s->used;
+    s->table = NULL;
+    if (!NAME(tt_alloc)(s, slots * 2)) { /* no memory: keep the table as it is */
+        s->table = old;
+        s->slots = slots;
+        s->used = used;
+        return;
+    }
+    for (int64_t i = 0; i < slots; i++)
+        if (old[i].key) {
+            s->table[NAME(tt_slot)(s, old[i].key)] = old[i];
+            s->used++;
+        }
+    slots_free(old, (size_t)slots * sizeof *old);
+}
+
+static void NAME(tt_store)(NAME(C) *s, BOARD key, int depth, int flag, int64_t score, int move, int ply) {
+    if (score > WIN_BOUND)
+        score += ply;
+    else if (score < -WIN_BOUND)
+        score -= ply;
+    NAME(entry_t) *e = &s->table[NAME(tt_slot)(s, key)];
+    if (e->key) {
+        if (e->depth > depth && e->flag == EXACT) return; /* keep the deeper exact entry */
+    } else {
+        if (s->used >= s->limit) { /* AlphaBeta: table.clear() when full and the key is new */
+            if (!NAME(tt_alloc)(s, s->slots)) memset(s->table, 0, sizeof *s->table * (size_t)s->slots);
+            s->used = 0;
+        }
+        if ((s->used + 1) * 2 > s->slots) NAME(tt_grow)(s); /* linear probing: keep it half empty */
+        if (s->used + 1 >= s->slots) return;                /* out of memory and full: do not store */
+        e = &s->table[NAME(tt_slot)(s, key)];
+        e->key = key;
+        s->used++;
+    }
+    e->depth = (int16_t)depth;
+    e->flag = (int8_t)flag;
+    e->score = (int32_t)score;
+    e->move = (int8_t)move;
+}
+
+/* ---- search ------------------------------------------------------------------------------------ */
+
+static void NAME(check_limits)(NAME(C) *s) {
+    s->next_check = s->nodes + CHECK_EVERY;
+    if (s->max_nodes >= 0) {
+        if (s->nodes >= s->max_nodes) longjmp(s->stop, 1);
+        if (s->max_nodes < s->next_check) s->next_check = s->max_nodes;
+    }
+    if (s->deadline >= 0 && monotonic() >= s->deadline) longjmp(s->stop, 1);
+}
+
+static inline void NAME(bring_to_front)(int *moves, int count, int front) {
+    if (!front) return;
+    for (int i = 0; i < count; i++)
+        if (moves[i] == front) {
+            memmove(moves + 1, moves, sizeof(int) * (size_t)i);
+            moves[0] = front;
+            return;
+        }
+}
+
+static int NAME(in_path)(const NAME(C) *s, BOARD key) {
+    for (int i = 0; i < s->path_len; i++)
+        if (s->path[i] == key) return 1;
+    return 0;
+}
+
+static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta, int ply) {
+    if (s->nodes >= s->next_check) NAME(check_limits)(s);
+    BOARD key = NAME(key)(s);
+    if (s->path_len && NAME(in_path)(s, key)) {
+        s->repetitions++;
+        return s->turn == s->root_turn ? -s->contempt : s->contempt;
+    }
+    int mover = s->turn;
+    /* The cells completing a four of the side to move: has_winning_move, and winner_after_push of
+     * each child (its disc wins exactly when it lands on one of these). */
+    BOARD own = NAME(winning_cells)(s, s->m[mover]), playable = NAME(occupied)(s) + s->bottom;
+    if (depth <= 0 || ply >= MAX_PLY - 1) {
+        if (own & playable) return WIN - ply - 1;
+        return NAME(evaluate)(s, own);
+    }
+    int table_move = 0;
+    NAME(entry_t) *entry = NAME(tt_find)(s, key);
+    if (entry) {
+        table_move = entry->move;
+        if (entry->depth >= depth) {
+            int64_t score = entry->score;
+            if (score > WIN_BOUND)
+                score -= ply;
+            else if (score < -WIN_BOUND)
+                score += ply;
+            if (entry->flag == EXACT) return score;
+            if (entry->flag == LOWER) {
+                if (score >= beta) return score;
+            } else if (score <= alpha) {
+                return score;
+            }
+        }
+    }
+    int moves[C4S_MAX_W], count = NAME(legal_moves)(s, moves);
+    if (!count) return 0; /* a full board: a draw */
+    if (depth >= 2) {
+        if (own & playable) return WIN - ply - 1;
+        BOARD other = NAME(winning_cells)(s, s->m[mover ^ 1]);
+        if (other & playable) {
+            /* after a move the opponent's discs are the same: it can win at once where one of its
+             * winning cells is playable then */
+            int blocks = 0;
+            for (int i = 0; i < count; i++) {
+                int move = moves[i];
+                BOARD cell = playable & s->column[move - 1];
+                if (!(own & cell) && !(other & (playable ^ cell ^ (cell << 1)))) moves[blocks++] = move;
+            }
+            s->nodes += count;
+            if (!blocks) return -(WIN - ply - 2);
+            count = blocks;
+        }
+    }
+    int *killers = s->killers[ply];
+    int64_t *history = s->history[mover];
+    int k0 = killers[0], k1 = killers[1];
+    if (count > 1) {
+        for (int i = 1; i < count; i++) { /* stable, highest history first (Python's sort) */
+            int move = moves[i], j = i - 1;
+            int64_t value = history[move];
+            while (j >= 0 && history[moves[j]] < value) {
+                moves[j + 1] = moves[j];
+                j--;
+            }
+            moves[j + 1] = move;
+        }
+        NAME(bring_to_front)(moves, count, k1);
+        NAME(bring_to_front)(moves, count, k0);
+        NAME(bring_to_front)(moves, count, table_move);
+    }
+    if (depth > 1) /* the children probe the table: fetch their slots while this node works */
+        for (int i = 0; i < count; i++) {
+            BOARD cell = playable & s->column[moves[i] - 1];
+            /* the child's key: x's discs (with the cell when x moves) + its occupied cells + bottom */
+            BOARD child = s->m[0] + (mover ? 0 : cell) + playable + cell;
+            __builtin_prefetch(&s->table[HASH(child) & (uint64_t)(s->slots - 1)]);
+        }
+    int64_t original_alpha = alpha, repetitions_before = s->repetitions;
+    int64_t best = -INF;
+    int best_move = moves[0], first = 1, child_depth = depth - 1;
+    int64_t win_here = WIN - ply - 1;
+    int reduce_from = depth >= LMR_DEPTH && s->reductions ? LMR_FIRST : count;
+    for (int index = 0; index < count; index++) {
+        int move = moves[index];
+        BOARD cell = NAME(push)(s, move);
+        s->nodes++;
+        int64_t score;
+        if (own & cell) {
+            score = win_here;
+        } else if (first) {
+            score = -NAME(negamax)(s, child_depth, -beta, -alpha, ply + 1);
+        } else {
+            if (index >= reduce_from && move != k0 && move != k1) {
+                int reduction = index >= 2 * LMR_FIRST && depth >= 6 ? 2 : 1;
+                score = -NAME(negamax)(s, child_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                if (score > alpha) score = -NAME(negamax)(s, child_depth, -alpha - 1, -alpha, ply + 1);
+            } else {
+                score = -NAME(negamax)(s, child_depth, -alpha - 1, -alpha, ply + 1);
+            }
+            if (alpha < score && score < beta) score = -NAME(negamax)(s, child_depth, -beta, -alpha, ply + 1);
+        }
+        NAME(pop)(s, cell);
+        first = 0;
+        if (score > best) {
+            best = score;
+            best_move = move;
+            if (score > alpha) {
+                alpha = score;
+                if (alpha >= beta) {
+                    if (move != killers[0]) {
+                        killers[1] = killers[0];
+                        killers[0] = move;
+                    }
+                    history[move] += (int64_t)depth * depth;
+                    break;
+                }
+            }
+        }
+    }
+    if (s->repetitions == repetitions_before) {
+        int flag = best >= beta ? LOWER : best <= original_alpha ? UPPER : EXACT;
+        NAME(tt_store)(s, key, depth, flag, best, best_move, ply);
+    }
+    return best;
+}
+
+/* ---- the interface (see the exported functions above) --------------------------------------------- */
+
+static void NAME(free)(void *ctx) {
+    NAME(C) *s = ctx;
+    if (!s) return;
+    slots_free(s->table, (size_t)s->slots * sizeof *s->table);
+    free(s->path);
+    free(s);
+}
+
+static void *NAME(new)(int width, int height, const int64_t *weights, int64_t table_limit) {
+    NAME(C) *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->head.bits = (int)(8 * sizeof(BOARD));
+    s->width = width;
+    s->height = height;
+    s->stride = height + 1;
+    s->limit = table_limit;
+    BOARD column = ((BOARD)1 << height) - 1;
+    for (int c = 0; c < width; c++) {
+        s->bottom |= (BOARD)1 << (c * s->stride);
+        s->column[c] = column << (c * s->stride);
+    }
+    s->board_mask = s->bottom * column;
+    s->top_row = s->bottom << (height - 1);
+    for (int h = 0; h < height; h += 2) s->x_rows |= s->bottom << h;
+    s->o_rows = s->board_mask ^ s->x_rows;
+    for (int k = 1; k <= 8 && k < height; k *= 2) {
+        BOARD rows = 0;
+        for (int h = 0; h < height - k; h++) rows |= s->bottom << h;
+        s->smear_rows[s->nsmear] = rows;
+        s->smear_shift[s->nsmear++] = k;
+    }
+    /* windows_through: the windows of four through each cell; the centre term by bit planes of them */
+    int counts[C4S_MAX_W * 13] = {0}, most = 0;
+    static const int directions[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
+    for (int c = 0; c < width; c++)
+        for (int h = 0; h < height; h++)
+            for (int d = 0; d < 4; d++) {
+                int dc = directions[d][0], dh = directions[d][1], inside = 1;
+                for (int i = 0; i < 4; i++) {
+                    int cc = c + i * dc, hh = h + i * dh;
+                    if (cc < 0 || cc >= width || hh < 0 || hh >= height) inside = 0;
+                }
+                if (inside)
+                    for (int i = 0; i < 4; i++) counts[(c + i * dc) * s->stride + h + i * dh]++;
+            }
+    for (int i = 0; i < width * s->stride; i++)
+        if (counts[i] > most) most = counts[i];
+    for (int bit = 0; most >> bit; bit++) {
+        BOARD mask = 0;
+        for (int i = 0; i < width * s->stride; i++)
+            if (counts[i] >> bit & 1) mask |= (BOARD)1 << i;
+        s->planes[s->nplanes] = mask;
+        s->plane_weight[s->nplanes++] = weights[0] << bit;
+    }
+    s->threat = weights[1];
+    s->weak_threat = weights[2];
+    for (int i = 0; i < 4; i++) s->free_bonus[i] = weights[3 + i];
+    /* Slots for table_limit entries at most half full, reserved at once (pages are mapped as they are
+     * touched): growing on the way would rehash the table, a pause of tenths of a second at millions
+     * of entries in which the clock is not read. Beyond MAX_SLOTS, or without the memory, it starts
+     * small and grows. */
+    int64_t slots = 1 << 16;
+    while (slots < 2 * table_limit && slots < MAX_SLOTS) slots *= 2;
+    if (!NAME(tt_alloc)(s, slots) && !NAME(tt_alloc)(s, 1 << 16)) {
+        NAME(free)(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int NAME(set_path)(void *ctx, const uint64_t *keys, int count) {
+    NAME(C) *s = ctx;
+    if (count > s->path_cap) {
+        BOARD *grown = realloc(s->path, sizeof(BOARD) * (size_t)count);
+        if (!grown) return 0;
+        s->path = grown;
+        s->path_cap = count;
+    }
+    for (int i = 0; i < count; i++) {
+        BOARD key = (BOARD)keys[2 * i];
+        if (sizeof(BOARD) > 8) key |= (BOARD)keys[2 * i + 1] << 32 << 32;
+        else if (keys[2 * i + 1]) key = 0; /* wider than the board: never reached */
+        s->path[i] = key;
+    }
+    s->path_len = count;
+    return 1;
+}
+
+static void NAME(take_limits)(NAME(C) *s, const int64_t *io, double deadline) {
+    s->nodes = io[0];
+    s->next_check = io[1];
+    s->max_nodes = io[2];
+    s->contempt = io[3];
+    s->root_turn = (int)io[4];
+    s->reductions = (int)io[5];
+    s->deadline = deadline;
+}
+
+static int NAME(root)(void *ctx, BOARD x, BOARD o, int depth, const int32_t *moves, int count, int64_t *io,
+                      double deadline, int64_t *out, int64_t *scores) {
+    NAME(C) *s = ctx;
+    NAME(load)(s, x, o);
+    NAME(take_limits)(s, io, deadline);
+    int64_t root_margin = io[6];
+    s->partial_done = 0;
+    s->partial_move = moves[0];
+    s->partial_score = 0;
+    if (setjmp(s->stop)) {
+        io[0] = s->nodes;
+        io[1] = s->next_check;
+        out[2] = s->partial_done;
+        out[3] = s->partial_move;
+        out[4] = s->partial_score;
+        return 1;
+    }
+    int mover = s->turn;
+    int64_t alpha = -INF, beta = INF;
+    BOARD key = NAME(key)(s);
+    int best_move = moves[0];
+    for (int i = 0; i < count; i++) {
+        int move = moves[i];
+        BOARD cell = NAME(push)(s, move);
+        s->nodes++;
+        int winner = NAME(winner_after_push)(s, cell);
+        int64_t score;
+        if (winner >= 0) {
+            score = winner == mover ? WIN - 1 : -(WIN - 1);
+        } else if (i == 0) {
+            score = -NAME(negamax)(s, depth - 1, -beta, -alpha, 1);
+        } else {
+            int64_t floor = alpha > -INF ? alpha - root_margin : alpha;
+            score = -NAME(negamax)(s, depth - 1, -floor - 1, -floor, 1);
+            if (score > floor) score = -NAME(negamax)(s, depth - 1, -beta, -floor, 1);
+        }
+        NAME(pop)(s, cell);
+        scores[i] = score;
+        if (score > alpha) {
+            alpha = score;
+            best_move = move;
+        }
+        s->partial_done = i + 1;
+        s->partial_move = best_move;
+        s->partial_score = alpha;
+    }
+    NAME(tt_store)(s, key, depth, EXACT, alpha, best_move, 0);
+    io[0] = s->nodes;
+    io[1] = s->next_check;
+    out[0] = alpha;
+    out[1] = best_move;
+    return 0;
+}
+
+static int NAME(negamax_entry)(void *ctx, BOARD x, BOARD o, int depth, int64_t alpha, int64_t beta, int ply,
+                               int64_t *io, double deadline, int64_t *out) {
+    NAME(C) *s = ctx;
+    NAME(load)(s, x, o);
+    NAME(take_limits)(s, io, deadline);
+    if (setjmp(s->stop)) {
+        io[0] = s->nodes;
+        io[1] = s->next_check;
+        return 1;
+    }
+    out[0] = NAME(negamax)(s, depth, alpha, beta, ply);
+    io[0] = s->nodes;
+    io[1] = s->next_check;
+    return 0;
+}
+
+static int NAME(table_move)(void *ctx, BOARD x, BOARD o) {
+    NAME(C) *s = ctx;
+    NAME(load)(s, x, o);
+    NAME(entry_t) *e = NAME(tt_find)(s, NAME(key)(s));
+    return e ? e->move : 0;
+}
+
+static void NAME(probe)(void *ctx, BOARD x, BOARD o, int64_t *out) {
+    NAME(C) *s = ctx;
+    NAME(load)(s, x, o);
+    out[0] = NAME(evaluate)(s, NAME(winning_cells)(s, s->m[s->turn]));
+    out[1] = NAME(has_winning_move)(s);
+    out[2] = NAME(opponent_has_winning_move)(s);
+    BOARD key = NAME(key)(s);
+    out[3] = (int64_t)(uint64_t)key;
+    out[4] = sizeof(BOARD) > 8 ? (int64_t)(uint64_t)(key >> 32 >> 32) : 0;
+    int moves[C4S_MAX_W], count = NAME(legal_moves)(s, moves);
+    out[5] = count;
+    for (int i = 0; i < count; i++) {
+        BOARD cell = NAME(push)(s, moves[i]);
+        out[6 + i] = moves[i];
+        out[6 + s->width + i] = NAME(winner_after_push)(s, cell);
+        NAME(pop)(s, cell);
+    }
+}
+
+#endif /* C4S_BODY */

@@ -1,0 +1,206 @@
+"""The Connect Four alpha-beta search on the native core (engines/native/connect4_search.c).
+
+``NativeAlphaBeta`` is ``AlphaBeta`` with its root and recursive worker in C: the same rules
+(harness.games.connect4), the same evaluation (engines.connect4_evaluation.evaluate, its integer
+weights passed from that module), the same move order, pruning, reductions and transposition-table
+policy (an exact key, depth-preferred replacement, cleared when ``table_limit`` entries are full), so a
+fixed-depth search returns the same value, best move, root scores, principal variation and node count
+as the Python one (tests/test_native_connect4.py). Iterative deepening, root ordering, limits and
+results stay in ``AlphaBeta.iterate``; one C call searches one depth.
+
+Boards whose bitboard fits in 128 bits (W x (H + 1) <= 128: every size up to 11x10, 12x9, 9x12 ...)
+are searched natively; larger ones (12x10 and up) in Python.
+
+``searcher`` is what engines call: the native searcher for a Connect Four position with the searches'
+evaluation when the core is built and loaded (``engines.native.load``), else the Python ``AlphaBeta``
+as before. Import this module only where a search starts; ctypes is imported only when the library
+is loaded, so the pure-Python path (``ARENA_PURE=1``, no library) does not pay for it.
+"""
+
+from __future__ import annotations
+
+from engines import connect4_evaluation
+from engines.native import load
+from engines.search.alphabeta import _CHECK_EVERY, WIN_BOUND, AlphaBeta, SearchStopped
+from harness.games.connect4 import Position
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+    from collections.abc import Callable
+    from typing import Any
+
+    from engines.search.game import Game
+
+_MASK = (1 << 64) - 1
+MAX_BITS = 128
+"""The largest board the core holds, in bits (columns x (rows + 1))."""
+_declared: list[ctypes.CDLL] = []
+
+
+def library() -> ctypes.CDLL | None:
+    """The loaded core with its functions declared, or None (not built, stale, or ARENA_PURE=1)."""
+    lib = load("connect4_search")
+    if lib is None:
+        return None
+    if not _declared:
+        import ctypes
+
+        _I64, _U64 = ctypes.c_int64, ctypes.c_uint64
+        i64p = ctypes.POINTER(_I64)
+        board = [_U64, _U64, _U64, _U64]
+        lib.c4s_new.argtypes = [ctypes.c_int, ctypes.c_int, i64p, _I64]
+        lib.c4s_new.restype = ctypes.c_void_p
+        lib.c4s_free.argtypes = [ctypes.c_void_p]
+        lib.c4s_free.restype = None
+        lib.c4s_set_path.argtypes = [ctypes.c_void_p, ctypes.POINTER(_U64), ctypes.c_int]
+        lib.c4s_set_path.restype = ctypes.c_int
+        lib.c4s_root.argtypes = [ctypes.c_void_p, *board, ctypes.c_int, ctypes.POINTER(ctypes.c_int32),
+                                 ctypes.c_int, i64p, ctypes.c_double, i64p, i64p]
+        lib.c4s_root.restype = ctypes.c_int
+        lib.c4s_negamax.argtypes = [ctypes.c_void_p, *board, ctypes.c_int, _I64, _I64, ctypes.c_int, i64p,
+                                    ctypes.c_double, i64p]
+        lib.c4s_negamax.restype = ctypes.c_int
+        lib.c4s_table_move.argtypes = [ctypes.c_void_p, *board]
+        lib.c4s_table_move.restype = ctypes.c_int
+        lib.c4s_probe.argtypes = [ctypes.c_void_p, *board, i64p]
+        lib.c4s_probe.restype = None
+        _declared.append(lib)
+    return lib
+
+
+def fits(width: int, height: int) -> bool:
+    """Whether the core holds a ``width`` x ``height`` board."""
+    return width * (height + 1) <= MAX_BITS
+
+
+def weights() -> list[int]:
+    """The evaluation's integer weights in the order ``c4s_new`` reads them: CENTRE, THREAT,
+    WEAK_THREAT, then FREE's four bonuses (engines.connect4_evaluation)."""
+    e = connect4_evaluation
+    return [e.CENTRE, e.THREAT, e.WEAK_THREAT, *e.FREE]
+
+
+def halves(bits: int) -> tuple[int, int]:
+    """A bitboard of up to 128 bits as its low and high 64-bit words."""
+    return bits & _MASK, bits >> 64
+
+
+class Core:
+    """One native context: a board size's geometry and the evaluation's weights, and the search's
+    table, killers and history. Freed with the object."""
+
+    def __init__(self, lib: ctypes.CDLL, width: int, height: int, table_limit: int) -> None:
+        self.lib = lib
+        self.size = (width, height)
+        if not fits(width, height):
+            raise ValueError(f"the native Connect Four search holds boards of up to {MAX_BITS} bits "
+                             f"(columns x (rows + 1)), not {width}x{height}")
+        import ctypes
+
+        values = weights()
+        handle = lib.c4s_new(width, height, (ctypes.c_int64 * len(values))(*values), table_limit)
+        if not handle:
+            raise MemoryError(f"the native Connect Four search could not set up {width}x{height}")
+        self.handle: int = handle
+
+    def __del__(self) -> None:
+        handle = getattr(self, "handle", None)
+        if handle:
+            self.lib.c4s_free(handle)
+
+    @staticmethod
+    def board(position: Position) -> tuple[int, int, int, int]:
+        """The position's discs as ``c4s_*`` take them: x's low and high words, then o's."""
+        x, o = position.masks
+        return (*halves(x), *halves(o))
+
+
+class NativeAlphaBeta(AlphaBeta):
+    """``AlphaBeta`` for Connect Four with the root and the recursion in C (see the module docstring)."""
+
+    __slots__ = ("core",)
+
+    def __init__(self, lib: ctypes.CDLL, position: Position, table_limit: int = 2_000_000, contempt: int = 0,
+                 evaluate: Callable[[Any], int] | None = None) -> None:
+        super().__init__(evaluate or connect4_evaluation.evaluate, table_limit, contempt)
+        self.core = Core(lib, position.width, position.height, table_limit)
+
+    def _board(self, game: Game) -> tuple[int, int, int, int]:
+        if not isinstance(game, Position) or game.size != self.core.size:
+            raise ValueError("a native Connect Four searcher searches positions of the size it was made for")
+        return Core.board(game)
+
+    def _sync_path(self) -> None:
+        import ctypes
+
+        keys = [word for key in self.path for word in halves(key)]
+        self.core.lib.c4s_set_path(self.core.handle, (ctypes.c_uint64 * len(keys))(*keys), len(self.path))
+
+    def _limits(self) -> ctypes.Array[ctypes.c_int64]:
+        import ctypes
+
+        return (ctypes.c_int64 * 7)(self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
+                          self.contempt, self._root_turn, int(self.reductions), self.root_margin)
+
+    def _root(
+        self, game: Game, depth: int, moves: list[int], previous_best: int
+    ) -> tuple[int, int, list[int], dict[int, int]]:
+        import ctypes
+
+        board = self._board(game)
+        core = self.core
+        ordered = [previous_best] + [m for m in moves if m != previous_best]
+        self._sync_path()
+        io = self._limits()
+        out = (ctypes.c_int64 * 5)()
+        found = (ctypes.c_int64 * len(ordered))()
+        stopped = core.lib.c4s_root(
+            core.handle, *board, depth, (ctypes.c_int32 * len(ordered))(*ordered), len(ordered), io,
+            -1.0 if self.deadline is None else self.deadline, out, found)
+        self.nodes, self._next_check = io[0], io[1]
+        if stopped:
+            self._partial = (out[2], out[3], out[4])
+            raise SearchStopped
+        self.path.discard(game.key())  # as AlphaBeta._root leaves it
+        scores = dict(zip(ordered, found))
+        reordered = sorted(ordered, key=lambda m: -scores[m])
+        return out[0], out[1], reordered, scores
+
+    def wins_within(self, game: Game, depth: int, deadline: float | None = None) -> bool | None:
+        import ctypes
+
+        board = self._board(game)
+        core = self.core
+        self.path = set()
+        self._root_turn = game.turn
+        self.deadline, self.max_nodes = deadline, None
+        self._next_check = self.nodes + _CHECK_EVERY
+        self._sync_path()
+        io = self._limits()
+        out = (ctypes.c_int64 * 1)()
+        stopped = core.lib.c4s_negamax(core.handle, *board, depth, WIN_BOUND, WIN_BOUND + 1, 0, io,
+                                       -1.0 if deadline is None else deadline, out)
+        self.nodes, self._next_check = io[0], io[1]
+        return None if stopped else out[0] > WIN_BOUND
+
+    def _table_move(self, game: Game) -> int:
+        """The best move the core's table holds for ``game``'s position, or 0 for none (the principal
+        variation is AlphaBeta's, read from this table)."""
+        move: int = self.core.lib.c4s_table_move(self.core.handle, *self._board(game))
+        return move
+
+
+def searcher(position: object, evaluation: Callable[[Any], int], contempt: int = 0) -> AlphaBeta:
+    """An alpha-beta searcher for ``position``: the native one for a Connect Four position of a size
+    the core holds, with ``evaluation`` the searches' (connect4_evaluation.evaluate), when the core is
+    loaded; else the Python one."""
+    if (isinstance(position, Position) and evaluation is connect4_evaluation.evaluate
+            and fits(position.width, position.height)):
+        lib = library()
+        if lib is not None:
+            try:
+                return NativeAlphaBeta(lib, position, contempt=contempt, evaluate=evaluation)
+            except MemoryError:
+                pass  # no memory for the core's tables: the Python search needs less to start
+    return AlphaBeta(evaluation, contempt=contempt)
