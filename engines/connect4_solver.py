@@ -157,7 +157,7 @@ class Solver:
     @property
     def native(self) -> bool:
         """Whether the search runs in the native core (engines/native/connect4_solver.c): when it is
-        built, ``native`` was not turned off, ARENA_PURE is not set and the board fits 128 bits."""
+        built, ``native`` was not turned off and ARENA_PURE is not set (every supported size)."""
         return self._native is not None
 
     @property
@@ -461,9 +461,7 @@ class _Native:
 
     @classmethod
     def make(cls, width: int, height: int, table_size: int) -> _Native | None:
-        """A native solver, or None: not built, ARENA_PURE set, or a board over 128 bits."""
-        if width * (height + 1) > 128:
-            return None
+        """A native solver, or None: not built, or ARENA_PURE set."""
         lib = cls._library()
         if lib is None:
             return None
@@ -489,7 +487,7 @@ class _Native:
                 getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], u64
             for name in ("c4_low", "c4_high"):
                 getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], ctypes.c_int
-            lib.c4_solve.argtypes = [handle, u64, u64, u64, u64, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
+            lib.c4_solve.argtypes = [handle, u64, u64, u64, u64, u64, u64, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
                                      ctypes.c_double, ctypes.c_int]
             lib.c4_solve.restype = ctypes.c_int
             cls._lib = lib
@@ -509,8 +507,10 @@ class _Native:
         progress of ``arena solve``), the search runs on a helper thread so that the handler runs on
         time in the main thread (reading ``bounds`` and ``nodes``); an exception it raises stops the
         search at its next look (every few thousand nodes), which keeps only proven bounds."""
+        # Each board as three 64-bit words, lowest first (boards are at most 12 x 13 = 156 bits).
         current, mask = state.current, state.mask
-        args = (self.handle, current & _WORD, current >> 64, mask & _WORD, mask >> 64, state.moves,
+        args = (self.handle, current & _WORD, current >> 64 & _WORD, current >> 128, mask & _WORD, mask >> 64 & _WORD,
+                mask >> 128, state.moves,
                 -1 if max_nodes is None else max(0, max_nodes), deadline is not None,
                 0.0 if deadline is None else deadline)
         if not _timer_armed():

@@ -14,6 +14,10 @@ Middle-Medium < 300 ms; of the native core (issue 43: within 2x of Pons's publis
 ``--timeout`` stops a set after that many seconds (between positions); ``--position-timeout``
 abandons a single position after that many seconds (counted as timed out, not as solved).
 
+``--position WxH:COLUMNS`` solves instead one position of any size (its 1-based columns, comma-separated,
+from the empty board) by each path of ``--paths``, a fresh Solver each, and prints its score, nodes, wall
+and CPU seconds and nodes per CPU second (the scores must agree). docs/connect4.md has a 12 x 12 one.
+
 ``--by-depth 0,2,4,...`` measures instead what a position costs by the number of discs played: for
 each depth, ``--per-depth`` positions reached by random play from the empty 7 x 6 board (seeded,
 games not over), each solved by a fresh Solver, with ``--position-timeout`` (default 60 s); it
@@ -21,6 +25,7 @@ prints the median and the slowest time, and how many did not finish. docs/connec
 
 Usage: .venv/bin/python scripts/bench_solver.py [--sets End-Easy,Middle-Easy] [--limit K]
        [--timeout SECONDS] [--position-timeout SECONDS] [--data DIR] [--paths native,python]
+       .venv/bin/python scripts/bench_solver.py --position 12x12:10,9,6,... [--paths native,python]
        .venv/bin/python scripts/bench_solver.py --by-depth 0,4,8,12,16,20,24 [--per-depth K]
        [--position-timeout SECONDS] [--seed S]
 """
@@ -177,6 +182,34 @@ def bench_depths(depths: list[int], per_depth: int, position_timeout: float, see
     return 0
 
 
+def bench_position(spec: str, paths: list[str]) -> int:
+    """Solve the position ``WxH:COLUMNS`` by each path; one row each. Status 1 when the scores differ."""
+    from engines.connect4_solver import PositionError, from_columns
+
+    size, _, columns = spec.partition(":")
+    try:
+        width, height = (int(part) for part in size.split("x"))
+        state = from_columns([int(part) for part in columns.split(",") if part.strip()], width, height)
+    except (ValueError, PositionError) as error:
+        print(f"bench_solver.py: error: invalid --position {spec!r} ({error}); give WxH:COLUMNS, "
+              "e.g. 12x12:6,7,6", file=sys.stderr)
+        return 2
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print(f"{width}x{height}, {state.moves} discs played")
+    print(f"{'path':<6} {'score':>5} {'nodes':>12} {'wall s':>8} {'cpu s':>8} {'nodes/cpu-s':>12}")
+    scores = set()
+    for path in paths:
+        solver = Solver(width, height, native=path == "native")
+        wall_start, cpu_start = time.perf_counter(), time.process_time()
+        score = solver.solve(state)
+        wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
+        scores.add(score)
+        print(f"{path:<6} {score:>5} {solver.nodes:>12,} {wall:>8.3f} {cpu:>8.3f} {solver.nodes / max(cpu, 1e-9):>12,.0f}",
+              flush=True)
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0 if len(scores) == 1 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(DEFAULT_SETS), help=f"comma-separated, of: {', '.join(SETS)}")
@@ -188,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"repository, else the samples in tests/data/pons)")
     parser.add_argument("--paths", default="native,python",
                         help="comma-separated, of: native (the C core), python (the pure-Python search)")
+    parser.add_argument("--position", help="WxH:COLUMNS: solve this one position instead (columns 1-based, comma-separated)")
     parser.add_argument("--by-depth", help="comma-separated disc counts: time random positions of each instead")
     parser.add_argument("--per-depth", type=int, default=5, help="positions per depth with --by-depth")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random positions with --by-depth")
@@ -205,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     if "native" in paths and not Solver(7, 6).native:
         parser.error("the native core is not built (or ARENA_PURE is set): run .venv/bin/python engines/native/build.py, "
                      "or give --paths python")
+    if args.position:
+        return bench_position(args.position, paths)
     names = [name.strip() for name in args.sets.split(",") if name.strip()]
     unknown = [name for name in names if name not in SETS]
     if unknown:

@@ -216,18 +216,19 @@ def native_solver(width: int = 7, height: int = 6, table_size: int = 1 << 21) ->
     return solver
 
 
-NATIVE_SIZES = [(w, h) for w in range(4, 13) for h in range(4, 13) if w * (h + 1) <= 128]
-"""Every supported size whose board (with its sentinel row) fits 128 bits: the native core's."""
+SIZES = [(w, h) for w in range(4, 13) for h in range(4, 13)]
+WIDE_SIZES = [(w, h) for w, h in SIZES if w * (h + 1) > 128]
+"""The boards over 128 bits (with their sentinel row): the native core's three-word board type."""
+NARROW_SIZES = [size for size in SIZES if size not in WIDE_SIZES]
+"""The boards of one or two 64-bit words."""
 
 
-def test_native_core_takes_every_board_up_to_128_bits_and_leaves_larger_ones_to_python() -> None:
-    assert len(NATIVE_SIZES) == 81 - 6  # all but 10x12, 11x11, 11x12, 12x10, 12x11, 12x12
-    assert native_solver(8, 7).native  # 64 bits: uint64_t
-    assert native_solver(8, 8).native  # 72 bits: unsigned __int128
-    assert native_solver(12, 9).native  # 120 bits
-    for width, height in ((10, 12), (11, 11), (11, 12), (12, 10), (12, 11), (12, 12)):  # 130 bits and more
-        assert not Solver(width, height).native
+def test_native_core_takes_every_supported_size() -> None:
+    assert WIDE_SIZES == [(10, 12), (11, 11), (11, 12), (12, 10), (12, 11), (12, 12)]  # 130 to 156 bits
+    for width, height in SIZES:
+        assert native_solver(width, height).native, (width, height)
     assert not Solver(7, 6, native=False).native
+    assert not Solver(12, 12, native=False).native
 
 
 def test_arena_pure_keeps_the_python_search() -> None:
@@ -243,7 +244,7 @@ def test_arena_pure_keeps_the_python_search() -> None:
         assert (done.returncode, done.stdout.strip(), done.stderr) == (0, shown, "")
 
 
-@pytest.mark.parametrize(("width", "height"), NATIVE_SIZES)
+@pytest.mark.parametrize(("width", "height"), NARROW_SIZES)
 def test_native_and_python_searches_give_the_same_scores_and_node_counts(width: int, height: int) -> None:
     # Random positions with 6 to 13 empty cells, one table kept across them; a tiny table trims often.
     rng = random.Random(f"native:{width}x{height}")
@@ -254,6 +255,143 @@ def test_native_and_python_searches_give_the_same_scores_and_node_counts(width: 
             state = from_columns(moves, width, height)
             assert native.solve(state) == python.solve(state), (table_size, moves)
             assert (native.nodes, native.table_entries) == (python.nodes, python.table_entries), (table_size, moves)
+
+
+def careful_position(rng: random.Random, width: int, height: int, discs: int) -> list[int]:
+    """Random play in which neither side misses a win in one nor allows one: each move is a random one
+    of those that do not make four, block the opponent's playable winning cell when there is one, and
+    never go under a cell where the opponent would win; where no move is left, moves are taken back (8,
+    then twice as many at each dead end). (Plain random play on a nearly full wide board leaves the side to move a win at once or the
+    opponent two: searches of a node or two.)"""
+    from engines.connect4_solver import winning_cells
+
+    h1 = height + 1
+    bottom = sum(1 << (c * h1) for c in range(width))
+    board = bottom * ((1 << height) - 1)
+    moves: list[int] = []
+    boards = [(0, 0)]  # (current, mask) before each move, and after the last
+    back = 8
+    while len(moves) < discs:
+        current, mask = boards[-1]
+        playable = (mask + bottom) & board
+        opponent = current ^ mask
+        theirs = winning_cells(opponent, board & ~mask, height)
+        options = playable & ~(theirs >> 1)
+        if theirs & playable:
+            options &= theirs
+        if not options or winning_cells(current, playable, height):
+            del moves[max(0, len(moves) - back):], boards[max(1, len(boards) - back):]
+            back *= 2
+            continue
+        column = rng.choice([c for c in range(width) if options >> (c * h1) & ((1 << h1) - 1)])
+        boards.append((opponent, mask | (options & (((1 << h1) - 1) << (column * h1)))))
+        moves.append(column + 1)
+    return moves
+
+
+def solve_both(native: Solver, python: Solver, state: State, max_nodes: int | None = None) -> int | None:
+    """The score both searches give (None: both ran out of the budget), with the same node counts and tables."""
+    from engines.connect4_solver import OutOfBudget
+
+    results: list[int | None] = []
+    for solver in (native, python):
+        try:
+            results.append(solver.solve(state, max_nodes=max_nodes))
+        except OutOfBudget:
+            results.append(None)
+    assert results[0] == results[1]
+    assert (native.nodes, native.table_entries) == (python.nodes, python.table_entries)
+    return results[0]
+
+
+@pytest.mark.parametrize(("width", "height"), WIDE_SIZES)
+def test_native_and_python_searches_agree_node_for_node_on_boards_over_128_bits(width: int, height: int) -> None:
+    # Positions with 18 to 30 empty cells searched for up to 30,000 nodes (most are solved), and ones
+    # of 8 to 40 discs for 10,000, one table kept across them; a tiny table trims often. Every column holds discs, so
+    # the searches play in the columns that cross from one 64-bit word to the next.
+    rng = random.Random(f"wide:{width}x{height}")
+    solved = nodes = 0
+    for table_size in (rng.choice((8, 33, 300)), 1 << 21):
+        native, python = native_solver(width, height, table_size), Solver(width, height, table_size, native=False)
+        for _ in range(3):
+            moves = careful_position(rng, width, height, width * height - rng.randint(18, 30))
+            solved += solve_both(native, python, from_columns(moves, width, height), max_nodes=30_000) is not None
+            moves = careful_position(rng, width, height, rng.randint(8, 40))
+            solve_both(native, python, from_columns(moves, width, height), max_nodes=10_000)
+        nodes += python.nodes
+    assert (solved >= 3, nodes > 20_000) == (True, True), (solved, nodes)
+
+
+def test_a_node_budget_stops_both_searches_at_the_same_node_on_a_wide_board() -> None:
+    rng = random.Random("budget:12x12")
+    native, python = native_solver(12, 12), Solver(12, 12, native=False)
+    assert solve_both(native, python, from_columns([6, 7, 6, 7], 12, 12), max_nodes=20_000) is None
+    assert native.nodes == 20_000
+    # Only proven bounds were kept: the next answers are the same, with the same node counts.
+    for _ in range(3):
+        assert solve_both(native, python, from_columns(careful_position(rng, 12, 12, 144 - 24), 12, 12)) is not None
+
+
+def test_a_deadline_stops_the_native_search_on_a_12x12_board() -> None:
+    import time
+
+    from engines.connect4_solver import OutOfBudget
+
+    solver = native_solver(12, 12)
+    started = time.monotonic()
+    with pytest.raises(OutOfBudget):
+        solver.solve(from_columns([], 12, 12), deadline=started + 0.2)
+    assert time.monotonic() - started < 5
+    moves = [1, 2, 1, 2, 1, 2]
+    assert solver.solve(from_columns(moves, 12, 12)) == (144 + 1 - 6) // 2  # the first player's fourth disc wins
+
+
+def test_the_three_word_board_operations_match_python_integers() -> None:
+    import ctypes
+
+    from engines.native import load
+
+    lib = load("connect4_solver")
+    assert lib is not None, "the native core is not built: run .venv/bin/python engines/native/build.py"
+    words = ctypes.c_uint64 * 3
+    lib.c4_u192_op.argtypes = [ctypes.c_int, words, words, ctypes.c_int, words]
+    lib.c4_u192_op.restype = ctypes.c_int
+    top, word = (1 << 192) - 1, (1 << 64) - 1
+
+    def op(code: int, a: int, b: int = 0, n: int = 0) -> tuple[int, int]:
+        out = words()
+        result = lib.c4_u192_op(code, words(a & word, a >> 64 & word, a >> 128), words(b & word, b >> 64 & word, b >> 128),
+                                n, out)
+        return out[0] | out[1] << 64 | out[2] << 128, result
+
+    rng = random.Random("u192")
+    # Random values, and values whose words are all ones or zero (the carries and borrows across words).
+    pieces = [0, 1, word, word - 1, 1 << 63]
+    values = [rng.getrandbits(192) for _ in range(300)]
+    values += [rng.choice(pieces) | rng.choice(pieces) << 64 | rng.choice(pieces) << 128 for _ in range(300)]
+    for a in values:
+        b = rng.choice(values)
+        n = rng.randrange(192)
+        assert op(0, a, b)[0] == a & b
+        assert op(1, a, b)[0] == a | b
+        assert op(2, a, b)[0] == a ^ b
+        assert op(3, a)[0] == top ^ a
+        assert op(4, a, b)[0] == (a + b) & top
+        assert op(5, a, b)[0] == (a - b) & top
+        assert op(6, a, n=n)[0] == (a << n) & top, n
+        assert op(7, a, n=n)[0] == a >> n, n
+        assert op(8, a, b)[1] == (a == b)
+        assert op(8, a, a)[1] == 1
+        assert op(9, a)[1] == (a != 0)
+        assert op(10, a)[0] == a & -a
+        assert op(11, a)[0] == a & (a - 1) & top
+        assert op(12, a)[1] == a.bit_count()
+        assert op(13, a)[0] == op(13, a)[0] != op(13, a ^ 1 << 130)[0]
+    for n in (0, 1, 63, 64, 65, 127, 128, 129, 191):
+        assert op(6, top, n=n)[0] == (top << n) & top
+        assert op(7, top, n=n)[0] == top >> n
+    assert op(4, (1 << 128) - 1, 1)[0] == 1 << 128  # a carry through two words
+    assert op(5, 1 << 128, 1)[0] == (1 << 128) - 1  # a borrow through two words
 
 
 @pytest.mark.parametrize("name", ["Test_L1_R1", "Test_L1_R2", "Test_L2_R1", "Test_L2_R2", "Test_L3_R1"])

@@ -9,10 +9,13 @@
  * table size. It is a linear-probing hash table (at most half full) whose entries carry their insertion
  * number, which finds the oldest half.
  *
- * Boards are width x (height + 1) bits in Pons's layout: uint64_t where they fit in 64 bits, unsigned
- * __int128 (gcc, clang) up to 128; larger boards (12x10 and up) are left to the Python path. The search
- * is written once below (after #else) and compiled for each board type by including this file into
- * itself with BOARD and NAME defined.
+ * Boards are width x (height + 1) bits in Pons's layout, in the smallest of three board types that
+ * holds them: uint64_t up to 64 bits, unsigned __int128 (gcc, clang) up to 128, and u192, a struct of
+ * three 64-bit words, for the rest (10x12, 11x11, 11x12, 12x10, 12x11, 12x12: up to 156 bits; C11 has
+ * no wider integer, and gcc before 14 no _BitInt). The search is written once below (after #else), on
+ * board operations B_AND, B_ADD, B_SHL... that are the plain operators for the two integer types (the
+ * same machine code as operators written out) and u192's inline functions for the third; it is
+ * compiled for each board type by including this file into itself with BOARD and NAME defined.
  */
 #ifndef C4_BODY
 
@@ -28,6 +31,7 @@
 #define C4_EMPTY 0
 #define C4_OFFSET 1024 /* stored value + C4_OFFSET in a uint16_t; 0 marks an empty slot */
 #define C4_MAX_W 12
+#define C4_MAX_CELLS 144 /* 12 x 12 */
 
 typedef unsigned __int128 u128;
 
@@ -68,14 +72,89 @@ static inline uint64_t hash128(u128 key) {
     return ((uint64_t)key ^ ((uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
 }
 
-/* What both board types share, first in each solver so the exported functions can read it. */
+/* ---- u192: three 64-bit words, w[0] the lowest; the operations of an unsigned integer modulo 2^192 */
+
 typedef struct {
-    int bits; /* 64 or 128 */
+    uint64_t w[3];
+} u192;
+
+#define U192(a, b, c) ((u192){{(a), (b), (c)}})
+static inline u192 and192(u192 a, u192 b) { return U192(a.w[0] & b.w[0], a.w[1] & b.w[1], a.w[2] & b.w[2]); }
+static inline u192 or192(u192 a, u192 b) { return U192(a.w[0] | b.w[0], a.w[1] | b.w[1], a.w[2] | b.w[2]); }
+static inline u192 xor192(u192 a, u192 b) { return U192(a.w[0] ^ b.w[0], a.w[1] ^ b.w[1], a.w[2] ^ b.w[2]); }
+static inline u192 not192(u192 a) { return U192(~a.w[0], ~a.w[1], ~a.w[2]); }
+/* The carry goes on from word to word: Pons's mask + bottom carries up a column, across a word's end. */
+static inline u192 add192(u192 a, u192 b) {
+    u128 t = (u128)a.w[0] + b.w[0];
+    uint64_t w0 = (uint64_t)t;
+    t = (u128)a.w[1] + b.w[1] + (uint64_t)(t >> 64);
+    return U192(w0, (uint64_t)t, a.w[2] + b.w[2] + (uint64_t)(t >> 64));
+}
+static inline u192 sub192(u192 a, u192 b) {
+    uint64_t borrow0 = a.w[0] < b.w[0], d1 = a.w[1] - b.w[1];
+    uint64_t borrow1 = (a.w[1] < b.w[1]) | (d1 < borrow0);
+    return U192(a.w[0] - b.w[0], d1 - borrow0, a.w[2] - b.w[2] - borrow1);
+}
+/* Shifts by 0 <= n < 192 (the search's are under 64: that branch first). (x >> 1) >> (63 - s) is
+ * x >> (64 - s) for 0 < s < 64 and 0 for s = 0, where x >> 64 would be undefined. */
+static inline u192 shl192(u192 a, int n) {
+    if (n < 64) {
+        return U192(a.w[0] << n, (a.w[1] << n) | ((a.w[0] >> 1) >> (63 - n)),
+                    (a.w[2] << n) | ((a.w[1] >> 1) >> (63 - n)));
+    }
+    if (n < 128) {
+        n -= 64;
+        return U192(0, a.w[0] << n, (a.w[1] << n) | ((a.w[0] >> 1) >> (63 - n)));
+    }
+    return U192(0, 0, a.w[0] << (n - 128));
+}
+static inline u192 shr192(u192 a, int n) {
+    if (n < 64) {
+        return U192((a.w[0] >> n) | ((a.w[1] << 1) << (63 - n)), (a.w[1] >> n) | ((a.w[2] << 1) << (63 - n)),
+                    a.w[2] >> n);
+    }
+    if (n < 128) {
+        n -= 64;
+        return U192((a.w[1] >> n) | ((a.w[2] << 1) << (63 - n)), a.w[2] >> n, 0);
+    }
+    return U192(a.w[2] >> (n - 128), 0, 0);
+}
+static inline int eq192(u192 a, u192 b) {
+    return ((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) | (a.w[2] ^ b.w[2])) == 0;
+}
+static inline int any192(u192 a) { return (a.w[0] | a.w[1] | a.w[2]) != 0; }
+/* a & -a and a & (a - 1): the lowest bit set, and a without it. */
+static inline u192 lowest192(u192 a) { return and192(a, sub192(U192(0, 0, 0), a)); }
+static inline u192 drop_lowest192(u192 a) { return and192(a, sub192(a, U192(1, 0, 0))); }
+static inline int popcount192(u192 a) { return popcount64(a.w[0]) + popcount64(a.w[1]) + popcount64(a.w[2]); }
+static inline uint64_t hash192(u192 key) {
+    return (key.w[0] ^ (key.w[1] * 0xC2B2AE3D27D4EB4Full) ^ (key.w[2] * 0x165667B19E3779F9ull)) *
+           0x9E3779B97F4A7C15ull;
+}
+
+/* What the three board types share, first in each solver so the exported functions can read it. */
+typedef struct {
+    int bits; /* 64, 128 or 192 */
     int width, height;
     volatile int stop; /* set from another thread: the search stops at its next look */
     uint64_t nodes;
     int low, high; /* the score's bounds during a search */
 } head_t;
+
+/* The board operations of the two integer types: their operators. */
+#define B_AND(a, b) ((a) & (b))
+#define B_OR(a, b) ((a) | (b))
+#define B_XOR(a, b) ((a) ^ (b))
+#define B_NOT(a) (~(a))
+#define B_ADD(a, b) ((a) + (b))
+#define B_SUB(a, b) ((a) - (b))
+#define B_SHL(a, n) ((a) << (n))
+#define B_SHR(a, n) ((a) >> (n))
+#define B_EQ(a, b) ((a) == (b))
+#define B_ANY(a) ((a) != 0)
+#define B_LOWEST(a) ((a) & -(a))
+#define B_DROP_LOWEST(a) ((a) & ((a) - 1))
+#define B_WORD(x) ((BOARD)(x)) /* a board from a uint64_t */
 
 #define C4_BODY
 #define BOARD uint64_t
@@ -93,6 +172,43 @@ typedef struct {
 #define POPCOUNT popcount128
 #define HASH hash128
 #include "connect4_solver.c" /* this file, again: the body below */
+#undef BOARD
+#undef NAME
+#undef POPCOUNT
+#undef HASH
+#undef SLOT_OF
+#undef B_AND
+#undef B_OR
+#undef B_XOR
+#undef B_NOT
+#undef B_ADD
+#undef B_SUB
+#undef B_SHL
+#undef B_SHR
+#undef B_EQ
+#undef B_ANY
+#undef B_LOWEST
+#undef B_DROP_LOWEST
+#undef B_WORD
+/* ... and of u192: its functions. */
+#define B_AND and192
+#define B_OR or192
+#define B_XOR xor192
+#define B_NOT not192
+#define B_ADD add192
+#define B_SUB sub192
+#define B_SHL shl192
+#define B_SHR shr192
+#define B_EQ eq192
+#define B_ANY any192
+#define B_LOWEST lowest192
+#define B_DROP_LOWEST drop_lowest192
+#define B_WORD(x) U192((x), 0, 0)
+#define BOARD u192
+#define NAME(x) x##_192
+#define POPCOUNT popcount192
+#define HASH hash192
+#include "connect4_solver.c" /* this file, again: the body below */
 #undef C4_BODY
 
 /* ---- exported (ctypes) ---- */
@@ -102,16 +218,24 @@ void *c4_new(int width, int height, int64_t table_size) {
     int bits = width * (height + 1);
     if (bits <= 64) return new_64(width, height, table_size);
     if (bits <= 128) return new_128(width, height, table_size);
-    return NULL;
+    return new_192(width, height, table_size);
 }
 
 void c4_free(void *solver) {
     if (solver == NULL) return;
-    if (((head_t *)solver)->bits == 64) free_64(solver); else free_128(solver);
+    switch (((head_t *)solver)->bits) {
+        case 64: free_64(solver); break;
+        case 128: free_128(solver); break;
+        default: free_192(solver);
+    }
 }
 
 void c4_reset(void *solver) {
-    if (((head_t *)solver)->bits == 64) reset_64(solver); else reset_128(solver);
+    switch (((head_t *)solver)->bits) {
+        case 64: reset_64(solver); break;
+        case 128: reset_128(solver); break;
+        default: reset_192(solver);
+    }
     ((head_t *)solver)->nodes = 0;
 }
 
@@ -122,18 +246,57 @@ int c4_high(void *solver) { return ((head_t *)solver)->high; }
 void c4_stop(void *solver, int stop) { ((head_t *)solver)->stop = stop; }
 
 uint64_t c4_table_entries(void *solver) {
-    return ((head_t *)solver)->bits == 64 ? entries_64(solver) : entries_128(solver);
+    switch (((head_t *)solver)->bits) {
+        case 64: return entries_64(solver);
+        case 128: return entries_128(solver);
+        default: return entries_192(solver);
+    }
 }
 
-/* The score of the position (current, mask: each board as two 64-bit halves), or C4_OUT_OF_BUDGET
- * when max_nodes (>= 0) nodes were visited, the deadline (a CLOCK_MONOTONIC time, when has_deadline)
- * passed, or c4_stop was called (looked at every C4_CHECK_EVERY nodes when watch or has_deadline). */
-int c4_solve(void *solver, uint64_t current_lo, uint64_t current_hi, uint64_t mask_lo, uint64_t mask_hi, int moves,
-             int64_t max_nodes, int has_deadline, double deadline, int watch) {
-    if (((head_t *)solver)->bits == 64)
-        return solve_64(solver, current_lo, mask_lo, moves, max_nodes, has_deadline, deadline, watch);
-    u128 current = ((u128)current_hi << 64) | current_lo, mask = ((u128)mask_hi << 64) | mask_lo;
-    return solve_128(solver, current, mask, moves, max_nodes, has_deadline, deadline, watch);
+/* The score of the position (current, mask: each board as three 64-bit words, lowest first), or
+ * C4_OUT_OF_BUDGET when max_nodes (>= 0) nodes were visited, the deadline (a CLOCK_MONOTONIC time,
+ * when has_deadline) passed, or c4_stop was called (looked at every C4_CHECK_EVERY nodes when watch
+ * or has_deadline). */
+int c4_solve(void *solver, uint64_t current_0, uint64_t current_1, uint64_t current_2, uint64_t mask_0,
+             uint64_t mask_1, uint64_t mask_2, int moves, int64_t max_nodes, int has_deadline, double deadline,
+             int watch) {
+    switch (((head_t *)solver)->bits) {
+        case 64: return solve_64(solver, current_0, mask_0, moves, max_nodes, has_deadline, deadline, watch);
+        case 128: {
+            u128 current = ((u128)current_1 << 64) | current_0, mask = ((u128)mask_1 << 64) | mask_0;
+            return solve_128(solver, current, mask, moves, max_nodes, has_deadline, deadline, watch);
+        }
+        default:
+            return solve_192(solver, U192(current_0, current_1, current_2), U192(mask_0, mask_1, mask_2), moves,
+                             max_nodes, has_deadline, deadline, watch);
+    }
+}
+
+/* For the tests: u192's operation `op` on a and b (n: the shift), the board result in out, the int
+ * result returned. op: 0 and, 1 or, 2 xor, 3 not a, 4 add, 5 sub, 6 a << n, 7 a >> n, 8 a == b,
+ * 9 a != 0, 10 lowest bit of a, 11 a without it, 12 bits set in a, 13 the hash of a. */
+int c4_u192_op(int op, const uint64_t *a, const uint64_t *b, int n, uint64_t *out) {
+    u192 x = U192(a[0], a[1], a[2]), y = U192(b[0], b[1], b[2]), r = U192(0, 0, 0);
+    int result = 0;
+    switch (op) {
+        case 0: r = and192(x, y); break;
+        case 1: r = or192(x, y); break;
+        case 2: r = xor192(x, y); break;
+        case 3: r = not192(x); break;
+        case 4: r = add192(x, y); break;
+        case 5: r = sub192(x, y); break;
+        case 6: r = shl192(x, n); break;
+        case 7: r = shr192(x, n); break;
+        case 8: result = eq192(x, y); break;
+        case 9: result = any192(x); break;
+        case 10: r = lowest192(x); break;
+        case 11: r = drop_lowest192(x); break;
+        case 12: result = popcount192(x); break;
+        case 13: r = U192(hash192(x), 0, 0); break;
+        default: return -1;
+    }
+    memcpy(out, r.w, sizeof r.w);
+    return result;
 }
 
 #else /* C4_BODY: the search for one board type */
@@ -150,7 +313,7 @@ typedef struct {
     BOARD bottom, board;
     BOARD columns[C4_MAX_W]; /* column masks, centre first */
     int priority[C4_MAX_W];  /* of the column at the same index of columns */
-    int losses[145], lows[145], highs[145], next_win_only[145];
+    int losses[C4_MAX_CELLS + 1], lows[C4_MAX_CELLS + 1], highs[C4_MAX_CELLS + 1], next_win_only[C4_MAX_CELLS + 1];
     int lower, split;
     /* table: linear probing, at most half full */
     NAME(slot_t) *slots;
@@ -168,18 +331,18 @@ typedef struct {
 } NAME(child_t);
 
 static inline BOARD NAME(winning_cells)(BOARD discs, BOARD empty, int h) {
-    BOARD r = (discs << 1) & (discs << 2) & (discs << 3);
+    BOARD r = B_AND(B_AND(B_SHL(discs, 1), B_SHL(discs, 2)), B_SHL(discs, 3));
     int ds[3] = {h + 1, h, h + 2};
     for (int i = 0; i < 3; i++) {
         int d = ds[i];
-        BOARD q = (discs << d) & (discs << (2 * d));
-        r |= q & (discs << (3 * d));
-        r |= q & (discs >> d);
-        q = (discs >> d) & (discs >> (2 * d));
-        r |= q & (discs << d);
-        r |= q & (discs >> (3 * d));
+        BOARD q = B_AND(B_SHL(discs, d), B_SHL(discs, 2 * d));
+        r = B_OR(r, B_AND(q, B_SHL(discs, 3 * d)));
+        r = B_OR(r, B_AND(q, B_SHR(discs, d)));
+        q = B_AND(B_SHR(discs, d), B_SHR(discs, 2 * d));
+        r = B_OR(r, B_AND(q, B_SHL(discs, d)));
+        r = B_OR(r, B_AND(q, B_SHR(discs, 3 * d)));
     }
-    return r & empty;
+    return B_AND(r, empty);
 }
 
 #define SLOT_OF(key, m) (HASH(key) >> 20 & (m))
@@ -190,7 +353,7 @@ static inline int NAME(table_get)(const NAME(solver_t) *s, BOARD key) {
     for (;;) {
         const NAME(slot_t) *slot = &s->slots[i];
         if (slot->value == C4_EMPTY) return C4_EMPTY;
-        if (slot->key == key) return slot->value;
+        if (B_EQ(slot->key, key)) return slot->value;
         i = (i + 1) & m;
     }
 }
@@ -248,7 +411,7 @@ static inline void NAME(store)(NAME(solver_t) *s, BOARD key, int value) {
             if (2 * ++s->entries > s->capacity) NAME(table_grow)(s);
             return;
         }
-        if (slot->key == key) {
+        if (B_EQ(slot->key, key)) {
             slot->value = (uint16_t)(value + C4_OFFSET);
             return;
         }
@@ -265,17 +428,17 @@ static void *NAME(new)(int width, int height, int64_t table_size) {
     s->head.height = height;
     s->size = size;
     s->h = height;
-    BOARD column = ((BOARD)1 << height) - 1;
+    BOARD column = B_WORD((UINT64_C(1) << height) - 1);
     for (int c = 0; c < width; c++) {
-        s->bottom |= (BOARD)1 << (c * h1);
-        s->board |= column << (c * h1);
+        s->bottom = B_OR(s->bottom, B_SHL(B_WORD(1), c * h1));
+        s->board = B_OR(s->board, B_SHL(column, c * h1));
     }
     /* Centre first: sorted by (|2c - (w - 1)|, c); priority = w - rank. */
     int rank = 0;
     for (int distance = 0; distance < 2 * width; distance++)
         for (int c = 0; c < width; c++)
             if (abs(2 * c - (width - 1)) == distance) {
-                s->columns[rank] = column << (c * h1);
+                s->columns[rank] = B_SHL(column, c * h1);
                 s->priority[rank] = width - rank;
                 rank++;
             }
@@ -338,11 +501,11 @@ static int NAME(settle)(NAME(solver_t) *s, BOARD key, BOARD mask, int moves, int
     int i;
     for (i = 0; i < count; i++) {
         BOARD threats = children[i].threats;
-        BOARD playable = ((mask | children[i].move) + s->bottom) & s->board;
-        BOARD forced = playable & threats;
-        if (forced) {
-            if ((forced & (forced - 1)) || !(forced & ~(threats >> 1))) break;
-        } else if (!(playable & ~(threats >> 1))) {
+        BOARD playable = B_AND(B_ADD(B_OR(mask, children[i].move), s->bottom), s->board);
+        BOARD forced = B_AND(playable, threats);
+        if (B_ANY(forced)) {
+            if (B_ANY(B_DROP_LOWEST(forced)) || !B_ANY(B_AND(forced, B_NOT(B_SHR(threats, 1))))) break;
+        } else if (!B_ANY(B_AND(playable, B_NOT(B_SHR(threats, 1))))) {
             break;
         }
     }
@@ -359,27 +522,27 @@ static int NAME(settle)(NAME(solver_t) *s, BOARD key, BOARD mask, int moves, int
 static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves, int alpha, int beta, BOARD opp_wins) {
     if (++s->head.nodes >= s->stop_at && NAME(check)(s)) return 0;
     const BOARD board = s->board;
-    BOARD possible = (mask + s->bottom) & board;
-    BOARD forced = possible & opp_wins;
-    if (forced) {
-        if (forced & (forced - 1)) return s->losses[moves];
+    BOARD possible = B_AND(B_ADD(mask, s->bottom), board);
+    BOARD forced = B_AND(possible, opp_wins);
+    if (B_ANY(forced)) {
+        if (B_ANY(B_DROP_LOWEST(forced))) return s->losses[moves];
         possible = forced;
     }
-    possible &= ~(opp_wins >> 1);
-    if (!possible) return s->losses[moves];
+    possible = B_AND(possible, B_NOT(B_SHR(opp_wins, 1)));
+    if (!B_ANY(possible)) return s->losses[moves];
     int low = s->lows[moves];
     if (alpha < low) {
         alpha = low;
         if (alpha >= beta) return alpha;
     }
     int high = s->highs[moves];
-    BOARD key = current + mask;
-    if (possible & (possible - 1)) {
+    BOARD key = B_ADD(current, mask);
+    if (B_ANY(B_DROP_LOWEST(possible))) {
         /* The children's entries are read below (and again by each child): fetch them now. */
-        const BOARD child_keys = (current ^ mask) + mask;
+        const BOARD child_keys = B_ADD(B_XOR(current, mask), mask);
         const uint64_t m = s->capacity - 1;
-        for (BOARD rest = possible; rest; rest &= rest - 1)
-            __builtin_prefetch(&s->slots[SLOT_OF(child_keys + (rest & -rest), m)]);
+        for (BOARD rest = possible; B_ANY(rest); rest = B_DROP_LOWEST(rest))
+            __builtin_prefetch(&s->slots[SLOT_OF(B_ADD(child_keys, B_LOWEST(rest)), m)]);
     }
     int stored = NAME(table_get)(s, key);
     if (stored != C4_EMPTY) {
@@ -398,32 +561,32 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
         beta = high;
         if (alpha >= beta) return beta;
     }
-    BOARD opponent = current ^ mask;
+    BOARD opponent = B_XOR(current, mask);
     NAME(child_t) children[C4_MAX_W];
     int count = 0;
     const int h = s->h;
-    if ((possible & (possible - 1)) == 0) {
+    if (!B_ANY(B_DROP_LOWEST(possible))) {
         children[0].score = 0;
         children[0].move = possible;
-        children[0].threats = NAME(winning_cells)(current | possible, board ^ mask, h);
+        children[0].threats = NAME(winning_cells)(B_OR(current, possible), B_XOR(board, mask), h);
         count = 1;
         if (alpha >= s->next_win_only[moves]) return NAME(settle)(s, key, mask, moves, alpha, children, 1);
     } else {
         const int width = s->head.width;
-        const BOARD child_keys = opponent + mask;
+        const BOARD child_keys = B_ADD(opponent, mask);
         for (int c = 0; c < width; c++) {
-            BOARD move = possible & s->columns[c];
-            if (move) {
+            BOARD move = B_AND(possible, s->columns[c]);
+            if (B_ANY(move)) {
                 children[count].score = s->priority[c];
                 children[count].move = move;
-                children[count].threats = NAME(winning_cells)(current | move, board ^ mask, h);
+                children[count].threats = NAME(winning_cells)(B_OR(current, move), B_XOR(board, mask), h);
                 count++;
             }
         }
         if (alpha >= s->next_win_only[moves]) return NAME(settle)(s, key, mask, moves, alpha, children, count);
         for (int i = 0; i < count; i++) {
             /* A child whose stored upper bound already refutes it cuts here, without a call. */
-            int child = NAME(table_get)(s, child_keys + children[i].move);
+            int child = NAME(table_get)(s, B_ADD(child_keys, children[i].move));
             if (child != C4_EMPTY) {
                 int value = -(child - C4_OFFSET);
                 if (value >= beta) return value;
@@ -442,7 +605,8 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
         }
     }
     for (int i = 0; i < count; i++) {
-        int score = -NAME(negamax)(s, opponent, mask | children[i].move, moves + 1, -beta, -alpha, children[i].threats);
+        int score = -NAME(negamax)(s, opponent, B_OR(mask, children[i].move), moves + 1, -beta, -alpha,
+                                   children[i].threats);
         if (s->aborted) return 0;
         if (score >= beta) {
             NAME(store)(s, key, score + s->lower);
@@ -466,8 +630,8 @@ static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64
     s->stop_at = UINT64_MAX;
     if ((s->has_limit || has_deadline || watch) && NAME(check)(s)) return C4_OUT_OF_BUDGET;
     int size = s->size;
-    if (NAME(winning_cells)(current, (mask + s->bottom) & s->board, s->h)) return (size + 1 - moves) / 2;
-    BOARD opponent_wins = NAME(winning_cells)(current ^ mask, s->board & ~mask, s->h);
+    if (B_ANY(NAME(winning_cells)(current, B_AND(B_ADD(mask, s->bottom), s->board), s->h))) return (size + 1 - moves) / 2;
+    BOARD opponent_wins = NAME(winning_cells)(B_XOR(current, mask), B_AND(s->board, B_NOT(mask)), s->h);
     int low = -((size - moves) / 2), high = (size + 1 - moves) / 2;
     while (low < high) {
         s->head.low = low;
