@@ -84,7 +84,7 @@ static inline uint64_t hash192(u192 key) {
     return hash64(key.w[0] ^ (key.w[1] * 0x9E3779B97F4A7C15ull) ^ (key.w[2] * 0xC2B2AE3D27D4EB4Full));
 }
 
-/* What both board types share, first in each context so the exported functions can read it. */
+/* What the three board types share, first in each context so the exported functions can read it. */
 typedef struct {
     int bits; /* 64, 128 or 192 */
 } head_t;
