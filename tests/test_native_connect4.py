@@ -1,7 +1,7 @@
 """The native Connect Four search (engines/native/connect4_search.c) against the Python rules, evaluation
-and search: the same legal moves, winners, keys and evaluations on random positions of every size the
-core holds, and the same value, best move, root scores, principal variation and node count from
-fixed-depth searches of several sizes."""
+and search: the same legal moves, winners, keys and evaluations on random positions of every size (the
+core's three board types: 64 bits, 128, and three words beyond 128), and the same value, best move,
+root scores, principal variation and node count from fixed-depth searches of several sizes of each."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from engines.search.native_connect4 import Core, NativeAlphaBeta, fits, library,
 from harness.games.connect4 import MAX_SIZE, MIN_SIZE, Position
 from tests.conftest import ROOT
 
-SIZES = [(w, h) for w in range(MIN_SIZE, MAX_SIZE + 1) for h in range(MIN_SIZE, MAX_SIZE + 1) if fits(w, h)]
-"""Every size the core holds: W x (H + 1) <= 128 bits."""
+SIZES = [(w, h) for w in range(MIN_SIZE, MAX_SIZE + 1) for h in range(MIN_SIZE, MAX_SIZE + 1)]
+"""Every supported size: the core holds them all."""
+WIDE = [(12, 10), (10, 12), (11, 11), (11, 12), (12, 11), (12, 12)]
+"""The sizes over 128 bits (W x (H + 1)), in the core's three-word board type."""
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,7 @@ def search_positions(width: int, height: int, count: int, seed: int) -> list[Pos
 def test_core_rules_and_evaluation_equal_the_python_ones_on_random_positions(
         lib: ctypes.CDLL, width: int, height: int) -> None:
     core = Core(lib, width, height, 1000)
-    out = (ctypes.c_int64 * (6 + 2 * width))()
+    out = (ctypes.c_int64 * (7 + 2 * width))()
     terms_seen = [0] * len(connect4_evaluation.FEATURES)
     positions = random_positions(width, height, 100, 1) + random_positions(width, height, 40, 2, past_wins=True)
     for position in positions:
@@ -86,13 +88,14 @@ def test_core_rules_and_evaluation_equal_the_python_ones_on_random_positions(
             winners.append(-1 if winner is None else winner)
             position.pop()
         key = position.key()
-        found = list(out[:6 + len(moves)])
-        found[3:5] = [word & (1 << 64) - 1 for word in found[3:5]]  # the key's words, unsigned
+        found = list(out[:7 + len(moves)])
+        found[3:6] = [word & (1 << 64) - 1 for word in found[3:6]]  # the key's words, unsigned
+        mask = (1 << 64) - 1
         assert found == [
             connect4_evaluation.evaluate(position), position.has_winning_move(),
-            position.opponent_has_winning_move(), key & (1 << 64) - 1, key >> 64, len(moves), *moves,
+            position.opponent_has_winning_move(), key & mask, key >> 64 & mask, key >> 128, len(moves), *moves,
         ], position
-        assert list(out[6 + width:6 + width + len(moves)]) == winners, position
+        assert list(out[7 + width:7 + width + len(moves)]) == winners, position
         for index, term in enumerate(connect4_evaluation.features(position)):
             terms_seen[index] += term != 0
     # Every term of the evaluation (centre, both kinds of threat, the four free-threat bonuses)
@@ -109,7 +112,8 @@ def pair(lib: ctypes.CDLL, position: Position, contempt: int, margin: int,
 
 
 @pytest.mark.parametrize("width, height, depth", [
-    (4, 4, 14), (5, 6, 11), (7, 6, 10), (8, 8, 9), (10, 10, 8), (11, 10, 8), (12, 9, 7), (9, 12, 7)])
+    (4, 4, 14), (5, 6, 11), (7, 6, 10), (8, 8, 9), (10, 10, 8), (11, 10, 8), (12, 9, 7), (9, 12, 7),
+    (12, 10, 7), (10, 12, 7), (11, 11, 7), (11, 12, 7), (12, 11, 7), (12, 12, 7)])
 def test_fixed_depth_search_gives_the_same_value_move_scores_pv_and_nodes(
         lib: ctypes.CDLL, width: int, height: int, depth: int) -> None:
     settings = [(0, 0), (alphabeta.CONTEMPT, 0), (mcts_alphabeta.CONTEMPT, mcts_alphabeta.MARGIN), (0, 80)]
@@ -124,7 +128,7 @@ def test_fixed_depth_search_gives_the_same_value_move_scores_pv_and_nodes(
         assert native.search(position, depth).nodes == python.search(position, depth).nodes, position
 
 
-@pytest.mark.parametrize("width, height", [(7, 6), (8, 8), (11, 10)])  # 64- and 128-bit boards
+@pytest.mark.parametrize("width, height", [(7, 6), (8, 8), (11, 10), (12, 12)])  # each board type
 def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_within(
         lib: ctypes.CDLL, width: int, height: int) -> None:
     for position in search_positions(width, height, 6, 2):
@@ -174,18 +178,16 @@ def test_native_searcher_refuses_a_position_of_another_size(lib: ctypes.CDLL) ->
         native.search(Position(6, 7), 2)
 
 
-def test_searcher_is_native_where_the_board_fits_and_the_evaluation_is_the_searches(
+def test_searcher_is_native_at_every_size_with_the_searches_evaluation_and_refuses_other_sizes(
         lib: ctypes.CDLL, monkeypatch: pytest.MonkeyPatch) -> None:
     evaluate = connect4_evaluation.evaluate
-    for width, height in ((7, 6), (8, 8), (11, 10), (12, 9), (9, 12)):
+    for width, height in SIZES:  # every size, the boards over 128 bits too
         assert type(searcher(Position(width, height), evaluate)) is NativeAlphaBeta
-    for width, height in ((12, 10), (10, 12), (12, 12)):  # more than 128 bits: Python
-        big = Position(width, height)
-        found = searcher(big, evaluate)
-        assert type(found) is AlphaBeta
-        assert found.search(big, 2).depth == 2
-        with pytest.raises(ValueError, match=f"up to 128 bits .*, not {width}x{height}"):
+    for width, height in ((13, 6), (7, 13), (3, 4)):  # no such Connect Four board: refused
+        assert not fits(width, height)
+        with pytest.raises(ValueError, match=f"boards of 4x4 to 12x12, not {width}x{height}"):
             Core(lib, width, height, 10)
+        assert not lib.c4s_new(width, height, (ctypes.c_int64 * 7)(), 10)
 
     def other(position: Position) -> int:
         return 0
@@ -212,8 +214,8 @@ def strip_timing(line: str) -> str:
     return " ".join(words)
 
 
-@pytest.mark.parametrize("width, height", [(7, 6), (8, 8)])
-def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: int, height: int) -> None:
+@pytest.mark.parametrize("width, height, depth", [(7, 6, 8), (8, 8, 8), (12, 12, 6)])
+def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: int, height: int, depth: int) -> None:
     board = Position(width, height)
     for move in (4, 4, 3, 5, 2, 3, 6, 1):
         board.push(move)
@@ -222,9 +224,9 @@ def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: in
         for pure in ("0", "1"):
             done = subprocess.run(
                 [sys.executable, str(ROOT / "engines" / engine), board.size_text, board.player, board.board(), "60",
-                 "--depth", "8", "--info", "--seed", "1", *options],
+                 "--depth", str(depth), "--info", "--seed", "1", *options],
                 capture_output=True, text=True, env=dict(os.environ, ARENA_PURE=pure), timeout=120, check=True)
             info = [strip_timing(line) for line in done.stderr.splitlines() if line.startswith("info ")]
             outputs.append((done.stdout, info))
         assert outputs[0] == outputs[1], engine
-        assert sum(line.startswith("info depth") for line in outputs[0][1]) == 8, outputs[0]
+        assert sum(line.startswith("info depth") for line in outputs[0][1]) == depth, outputs[0]

@@ -2,7 +2,7 @@
 by the set-up of ``scripts/arena`` and ``scripts/test``) into ``_build/<name>.so`` with the system C
 compiler, and loaded here with ctypes (no build-time Python headers or packages needed; about 1 ms
 to import). Every search keeps its pure-Python path, the reference the native one is checked against:
-``load`` returns None where the library was not built, is out of date with its source, or
+``load`` returns None where the library was not built, is out of date with its source (or a header), or
 ``ARENA_PURE=1`` asks for the Python path.
 """
 
@@ -30,15 +30,18 @@ def pure() -> bool:
 
 
 def load(name: str) -> ctypes.CDLL | None:
-    """The compiled library ``name`` (from ``name.c``), or None: not built, older than its source, or
-    the pure path asked for. Loaded once per process."""
+    """The compiled library ``name`` (from ``name.c``), or None: not built, older than its source or
+    a header of this folder (build.py's ``stale``), or the pure path asked for. Loaded once per
+    process."""
     if name in _loaded:
         return _loaded[name]
     library = None
     path = library_path(name)
     if not pure():
         try:
-            fresh = os.stat(path).st_mtime_ns >= os.stat(os.path.join(HERE, f"{name}.c")).st_mtime_ns
+            built = os.stat(path).st_mtime_ns
+            sources = [f"{name}.c", *(entry for entry in os.listdir(HERE) if entry.endswith(".h"))]
+            fresh = all(built >= os.stat(os.path.join(HERE, source)).st_mtime_ns for source in sources)
         except OSError:
             fresh = False
         if fresh:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compile the native search core: every ``engines/native/*.c`` into ``engines/native/_build/<name>.so``
 with the system C compiler (``$CC``, else ``cc``, else ``gcc``), only where the library is missing or
-older than its source (``--if-stale``; without it, every one).
+older than its source or any header in this folder (``--if-stale``; without it, every one).
 
 Flags: -O3 tuned for this processor (``-mtune=native`` schedules instructions for it and adds none, so
 the library still runs on any machine of its architecture), plus ``-mpopcnt`` on an x86-64 processor
@@ -58,8 +58,13 @@ def compiler() -> str | None:
 
 
 def stale(source: str, target: str) -> bool:
+    """Whether ``target`` is missing or older than ``source`` or any header (``*.h``) beside it: the
+    sources include the headers of their folder (board.h), so a header's change rebuilds them."""
     try:
-        return os.stat(target).st_mtime_ns < os.stat(source).st_mtime_ns
+        built = os.stat(target).st_mtime_ns
+        folder = os.path.dirname(source)
+        headers = [os.path.join(folder, entry) for entry in os.listdir(folder) if entry.endswith(".h")]
+        return any(built < os.stat(path).st_mtime_ns for path in (source, *headers))
     except OSError:
         return True
 

@@ -5,10 +5,13 @@
  * engines/search/native_connect4.py through ctypes.
  *
  * Boards are Pons's layout, as in the Python rules: cell (column c, height h) is bit c * (H + 1) + h,
- * one sentinel bit above each column. uint64_t where W * (H + 1) <= 64, unsigned __int128 (gcc, clang)
- * up to 128; larger boards (12x10 and up) are left to the Python search. The search is written once
- * below (after #else) and compiled for each board type by including this file into itself with BOARD
- * and NAME defined, as engines/native/connect4_solver.c does.
+ * one sentinel bit above each column, in the smallest of board.h's three types that holds them:
+ * uint64_t where W * (H + 1) <= 64, unsigned __int128 up to 128, u192 (three 64-bit words) for the rest
+ * (10x12 to 12x12), so every supported size is searched here. The search is written once below (after
+ * #else) on board.h's operations B_AND, B_SHL... (the plain operators for the integer types, the same
+ * machine code as written out) and compiled for each board type by including this file into itself
+ * with B_KIND, BOARD and NAME defined, as engines/native/connect4_solver.c does. Boards cross the
+ * interface as three 64-bit words, lowest first.
  *
  * The transposition table has the Python dict's policy: an exact key (Position.key(), x's discs plus a
  * marker above each column's top disc), depth-preferred replacement (a deeper exact entry is kept),
@@ -29,6 +32,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "board.h" /* u128, u192, popcount64/128/192 and the board operations B_* */
+
 #define C4S_MAX_W 12
 #define MAX_PLY 512
 #define WIN 1000000LL
@@ -41,8 +46,6 @@
 #define LOWER 1
 #define UPPER 2
 #define MAX_SLOTS (1 << 23)
-
-typedef unsigned __int128 u128;
 
 static double monotonic(void) {
     struct timespec t;
@@ -64,14 +67,6 @@ static void slots_free(void *memory, size_t bytes) {
     if (memory != NULL) munmap(memory, bytes);
 }
 
-/* Without -mpopcnt (the build is portable) __builtin_popcountll is a library call: count in registers. */
-static inline int popcount64(uint64_t x) {
-    x -= (x >> 1) & 0x5555555555555555ull;
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
-static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
 /* The table's slot hash: every bit of the key moves every bit of the hash (murmur3's finalizer), so the
  * low bits that pick the slot depend on all the columns (a product alone leaves its low bits to the
  * key's low bits, the first columns, and the probe runs grow long). */
@@ -85,13 +80,17 @@ static inline uint64_t hash64(uint64_t key) {
 static inline uint64_t hash128(u128 key) {
     return hash64((uint64_t)key ^ ((uint64_t)(key >> 64) * 0x9E3779B97F4A7C15ull));
 }
+static inline uint64_t hash192(u192 key) {
+    return hash64(key.w[0] ^ (key.w[1] * 0x9E3779B97F4A7C15ull) ^ (key.w[2] * 0xC2B2AE3D27D4EB4Full));
+}
 
-/* What both board types share, first in each context so the exported functions can read it. */
+/* What the three board types share, first in each context so the exported functions can read it. */
 typedef struct {
-    int bits; /* 64 or 128 */
+    int bits; /* 64, 128 or 192 */
 } head_t;
 
 #define C4S_BODY
+#define B_KIND INT
 #define BOARD uint64_t
 #define NAME(x) x##_64
 #define POPCOUNT popcount64
@@ -106,70 +105,69 @@ typedef struct {
 #define POPCOUNT popcount128
 #define HASH hash128
 #include "connect4_search.c" /* this file, again: the body below */
+#undef BOARD
+#undef NAME
+#undef POPCOUNT
+#undef HASH
+#undef B_KIND
+#define B_KIND 192
+#define BOARD u192
+#define NAME(x) x##_192
+#define POPCOUNT popcount192
+#define HASH hash192
+#include "connect4_search.c" /* this file, again: the body below */
 #undef C4S_BODY
 
 /* ---- exported (ctypes) ---- */
 
-#define SPLIT(lo, hi) (((u128)(hi) << 64) | (lo))
-#define DISPATCH(ctx, call64, call128) (((head_t *)(ctx))->bits == 64 ? (call64) : (call128))
+#define DISPATCH(ctx, call) \
+    (((head_t *)(ctx))->bits == 64 ? call##_64 : ((head_t *)(ctx))->bits == 128 ? call##_128 : call##_192)
 
-/* A search context for a width x height board (4 to 12 each, at most 128 bits with the sentinels):
- * geometry, evaluation weights (``weights``: CENTRE, THREAT, WEAK_THREAT, then FREE's four, as in
- * engines/connect4_evaluation.py), table, killers and history. NULL for a board that does not fit or
- * no memory. */
+/* A search context for a width x height board (4 to 12 each): geometry, evaluation weights
+ * (``weights``: CENTRE, THREAT, WEAK_THREAT, then FREE's four, as in engines/connect4_evaluation.py),
+ * table, killers and history. NULL for a size outside 4 to 12 or no memory. */
 void *c4s_new(int width, int height, const int64_t *weights, int64_t table_limit) {
     if (width < 4 || height < 4 || width > C4S_MAX_W || height > 12) return NULL;
     int bits = width * (height + 1);
     if (bits <= 64) return new_64(width, height, weights, table_limit);
     if (bits <= 128) return new_128(width, height, weights, table_limit);
-    return NULL;
+    return new_192(width, height, weights, table_limit);
 }
 
 void c4s_free(void *ctx) {
     if (ctx == NULL) return;
-    if (((head_t *)ctx)->bits == 64) free_64(ctx); else free_128(ctx);
+    DISPATCH(ctx, free)(ctx);
 }
 
-/* The earlier game positions (Python keys, each as two 64-bit halves, low first) that score as
+/* The earlier game positions (Python keys, each as three 64-bit words, lowest first) that score as
  * repetitions: AlphaBeta.path at the start of a call. */
-int c4s_set_path(void *ctx, const uint64_t *keys, int count) {
-    return DISPATCH(ctx, set_path_64(ctx, keys, count), set_path_128(ctx, keys, count));
-}
+int c4s_set_path(void *ctx, const uint64_t *keys, int count) { return DISPATCH(ctx, set_path)(ctx, keys, count); }
 
-/* AlphaBeta._root on the position of discs x and o (each two 64-bit halves): search ``moves``
- * (ordered, the previous best first) to ``depth``. io: nodes, next_check, max_nodes (-1: none),
- * contempt, root_turn, reductions, root_margin; nodes and next_check are written back. Returns 0 when
- * done (out: alpha, best move; scores[i] for moves[i]), 1 when the deadline (< 0: none) or node limit
- * stopped it (out[2..4]: root moves completed, best move and score so far). */
-int c4s_root(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int depth, const int32_t *moves,
-             int count, int64_t *io, double deadline, int64_t *out, int64_t *scores) {
-    return DISPATCH(ctx, root_64(ctx, x_lo, o_lo, depth, moves, count, io, deadline, out, scores),
-                    root_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), depth, moves, count, io, deadline, out,
-                             scores));
+/* AlphaBeta._root on the position of discs x and o (each three 64-bit words, lowest first): search
+ * ``moves`` (ordered, the previous best first) to ``depth``. io: nodes, next_check, max_nodes (-1:
+ * none), contempt, root_turn, reductions, root_margin; nodes and next_check are written back. Returns
+ * 0 when done (out: alpha, best move; scores[i] for moves[i]), 1 when the deadline (< 0: none) or node
+ * limit stopped it (out[2..4]: root moves completed, best move and score so far). */
+int c4s_root(void *ctx, const uint64_t *x, const uint64_t *o, int depth, const int32_t *moves, int count,
+             int64_t *io, double deadline, int64_t *out, int64_t *scores) {
+    return DISPATCH(ctx, root)(ctx, x, o, depth, moves, count, io, deadline, out, scores);
 }
 
 /* AlphaBeta._negamax from a position (as wins_within calls it): out[0] the score; 1 if the limits
  * stopped it. */
-int c4s_negamax(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int depth, int64_t alpha,
-                int64_t beta, int ply, int64_t *io, double deadline, int64_t *out) {
-    return DISPATCH(ctx, negamax_entry_64(ctx, x_lo, o_lo, depth, alpha, beta, ply, io, deadline, out),
-                    negamax_entry_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), depth, alpha, beta, ply, io,
-                                      deadline, out));
+int c4s_negamax(void *ctx, const uint64_t *x, const uint64_t *o, int depth, int64_t alpha, int64_t beta, int ply,
+                int64_t *io, double deadline, int64_t *out) {
+    return DISPATCH(ctx, negamax_entry)(ctx, x, o, depth, alpha, beta, ply, io, deadline, out);
 }
 
 /* The table's move for a position (0 if none): the principal variation follows these. */
-int c4s_table_move(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi) {
-    return DISPATCH(ctx, table_move_64(ctx, x_lo, o_lo), table_move_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi)));
-}
+int c4s_table_move(void *ctx, const uint64_t *x, const uint64_t *o) { return DISPATCH(ctx, table_move)(ctx, x, o); }
 
 /* For the differential tests, on the position of discs x and o: out[0] the evaluation, out[1]
- * has_winning_move, out[2] opponent_has_winning_move, out[3], out[4] the key's halves, out[5] the
- * number of legal moves, out[6 + i] the i-th legal move, out[6 + width + i] winner_after_push after
- * it (-1: none). */
-void c4s_probe(void *ctx, uint64_t x_lo, uint64_t x_hi, uint64_t o_lo, uint64_t o_hi, int64_t *out) {
-    if (((head_t *)ctx)->bits == 64) probe_64(ctx, x_lo, o_lo, out);
-    else probe_128(ctx, SPLIT(x_lo, x_hi), SPLIT(o_lo, o_hi), out);
-}
+ * has_winning_move, out[2] opponent_has_winning_move, out[3..5] the key's three words (lowest first),
+ * out[6] the number of legal moves, out[7 + i] the i-th legal move, out[7 + width + i]
+ * winner_after_push after it (-1: none). */
+void c4s_probe(void *ctx, const uint64_t *x, const uint64_t *o, int64_t *out) { DISPATCH(ctx, probe)(ctx, x, o, out); }
 
 #else /* C4S_BODY: the search for one board type */
 
@@ -219,93 +217,107 @@ typedef NAME(ctx_t) NAME(C);
 
 /* ``winning_cells``: every cell of the board that would complete a four of ``discs``. */
 static inline BOARD NAME(winning_cells)(const NAME(C) *s, BOARD discs) {
-    BOARD found = (discs << 1) & (discs << 2) & (discs << 3);
+    BOARD found = B_AND(B_AND(B_SHL(discs, 1), B_SHL(discs, 2)), B_SHL(discs, 3));
     int st = s->stride;
     int shifts[3] = {st, st - 1, st + 1};
     for (int i = 0; i < 3; i++) {
         int shift = shifts[i];
-        BOARD up1 = discs << shift, up2 = up1 << shift, down1 = discs >> shift, down2 = down1 >> shift;
-        found |= (up1 & up2 & ((up2 << shift) | down1)) | (down1 & down2 & (up1 | (down2 >> shift)));
+        BOARD up1 = B_SHL(discs, shift), up2 = B_SHL(up1, shift), down1 = B_SHR(discs, shift),
+              down2 = B_SHR(down1, shift);
+        found = B_OR(found, B_OR(B_AND(B_AND(up1, up2), B_OR(B_SHL(up2, shift), down1)),
+                                 B_AND(B_AND(down1, down2), B_OR(up1, B_SHR(down2, shift)))));
     }
-    return found & s->board_mask;
+    return B_AND(found, s->board_mask);
 }
 
-static inline BOARD NAME(occupied)(const NAME(C) *s) { return s->m[0] | s->m[1]; }
+static inline BOARD NAME(occupied)(const NAME(C) *s) { return B_OR(s->m[0], s->m[1]); }
 
 static inline int NAME(has_winning_move)(const NAME(C) *s) {
-    return NAME(winning_cells)(s, s->m[s->turn]) & (NAME(occupied)(s) + s->bottom) ? 1 : 0;
+    return B_ANY(B_AND(NAME(winning_cells)(s, s->m[s->turn]), B_ADD(NAME(occupied)(s), s->bottom)));
 }
 
 static inline int NAME(opponent_has_winning_move)(const NAME(C) *s) {
-    return NAME(winning_cells)(s, s->m[s->turn ^ 1]) & (NAME(occupied)(s) + s->bottom) ? 1 : 0;
+    return B_ANY(B_AND(NAME(winning_cells)(s, s->m[s->turn ^ 1]), B_ADD(NAME(occupied)(s), s->bottom)));
 }
 
 /* The columns that are not full, ascending (1-based). */
 static inline int NAME(legal_moves)(const NAME(C) *s, int *moves) {
-    BOARD full = NAME(occupied)(s) & s->top_row;
+    BOARD full = B_AND(NAME(occupied)(s), s->top_row);
     int count = 0;
     for (int c = 0; c < s->width; c++)
-        if (!(full & s->column[c])) moves[count++] = c + 1;
+        if (!B_ANY(B_AND(full, s->column[c]))) moves[count++] = c + 1;
     return count;
 }
 
 /* Drop the mover's disc into column ``move``; returns the cell it lands on (pop's argument). */
 static inline BOARD NAME(push)(NAME(C) *s, int move) {
-    BOARD cell = (NAME(occupied)(s) + s->bottom) & s->column[move - 1];
-    s->m[s->turn] |= cell;
+    BOARD cell = B_AND(B_ADD(NAME(occupied)(s), s->bottom), s->column[move - 1]);
+    s->m[s->turn] = B_OR(s->m[s->turn], cell);
     s->turn ^= 1;
     return cell;
 }
 
 static inline void NAME(pop)(NAME(C) *s, BOARD cell) {
     s->turn ^= 1;
-    s->m[s->turn] ^= cell;
+    s->m[s->turn] = B_XOR(s->m[s->turn], cell);
 }
 
 /* ``winner_after_push``: the mover if the disc just dropped on ``cell`` completes a four, else -1. */
 static inline int NAME(winner_after_push)(const NAME(C) *s, BOARD cell) {
     int mover = s->turn ^ 1;
-    return NAME(winning_cells)(s, s->m[mover] ^ cell) & cell ? mover : -1;
+    return B_ANY(B_AND(NAME(winning_cells)(s, B_XOR(s->m[mover], cell)), cell)) ? mover : -1;
 }
 
-static inline BOARD NAME(key)(const NAME(C) *s) { return s->m[0] + NAME(occupied)(s) + s->bottom; }
+static inline BOARD NAME(key)(const NAME(C) *s) { return B_ADD(B_ADD(s->m[0], NAME(occupied)(s)), s->bottom); }
 
-static void NAME(load)(NAME(C) *s, BOARD x, BOARD o) {
-    s->m[0] = x;
-    s->m[1] = o;
-    s->turn = POPCOUNT(x) == POPCOUNT(o) ? 0 : 1;
+/* A board from three 64-bit words, lowest first (the words beyond the type's width are the board's
+ * zero bits: a key is never wider than its board). Shifts of 32 twice: a shift of 64 is undefined
+ * for uint64_t. */
+static inline BOARD NAME(from_words)(const uint64_t *words) {
+    BOARD board = B_WORD(words[0]);
+    if (sizeof(BOARD) > 8) board = B_OR(board, B_SHL(B_SHL(B_WORD(words[1]), 32), 32));
+    if (sizeof(BOARD) > 16) board = B_OR(board, B_SHL(B_SHL(B_SHL(B_SHL(B_WORD(words[2]), 32), 32), 32), 32));
+    return board;
+}
+
+static void NAME(load)(NAME(C) *s, const uint64_t *x, const uint64_t *o) {
+    s->m[0] = NAME(from_words)(x);
+    s->m[1] = NAME(from_words)(o);
+    s->turn = POPCOUNT(s->m[0]) == POPCOUNT(s->m[1]) ? 0 : 1;
 }
 
 /* ---- evaluation (engines/connect4_evaluation.evaluate) -------------------------------------------- */
 
 /* ``_at_or_above``: every cell at or above one of ``cells`` in its column. */
 static inline BOARD NAME(at_or_above)(const NAME(C) *s, BOARD cells) {
-    for (int i = 0; i < s->nsmear; i++) cells |= (cells & s->smear_rows[i]) << s->smear_shift[i];
+    for (int i = 0; i < s->nsmear; i++)
+        cells = B_OR(cells, B_SHL(B_AND(cells, s->smear_rows[i]), s->smear_shift[i]));
     return cells;
 }
 
 /* The static value for the side to move; ``own`` is winning_cells of the side to move's discs (the
 caller has it already). */
 static int64_t NAME(evaluate)(const NAME(C) *s, BOARD own) {
-    BOARD x = s->m[0], o = s->m[1], empty = s->board_mask ^ (x | o);
-    if (!empty) return 0;
+    BOARD x = s->m[0], o = s->m[1], empty = B_XOR(s->board_mask, B_OR(x, o));
+    if (!B_ANY(empty)) return 0;
     int64_t score = 0;
     for (int i = 0; i < s->nplanes; i++)
-        score += s->plane_weight[i] * (POPCOUNT(x & s->planes[i]) - POPCOUNT(o & s->planes[i]));
+        score += s->plane_weight[i] * (POPCOUNT(B_AND(x, s->planes[i])) - POPCOUNT(B_AND(o, s->planes[i])));
     BOARD other = NAME(winning_cells)(s, s->m[s->turn ^ 1]);
-    BOARD xt = (s->turn ? other : own) & empty, ot = (s->turn ? own : other) & empty;
-    if (xt || ot) {
-        score += s->threat * (POPCOUNT(xt & s->x_rows) - POPCOUNT(ot & s->o_rows));
-        if (s->weak_threat) score += s->weak_threat * (POPCOUNT(xt & s->o_rows) - POPCOUNT(ot & s->x_rows));
-        BOARD free_x = ot ? xt & ~NAME(at_or_above)(s, ot) : xt;
-        BOARD free_o = xt ? ot & ~NAME(at_or_above)(s, xt) : ot;
-        if (free_x) {
-            if (free_x & s->x_rows) score += s->free_bonus[0];
-            if (free_x & s->o_rows) score += s->free_bonus[1];
+    BOARD xt = B_AND(s->turn ? other : own, empty), ot = B_AND(s->turn ? own : other, empty);
+    if (B_ANY(xt) || B_ANY(ot)) {
+        score += s->threat * (POPCOUNT(B_AND(xt, s->x_rows)) - POPCOUNT(B_AND(ot, s->o_rows)));
+        if (s->weak_threat)
+            score += s->weak_threat * (POPCOUNT(B_AND(xt, s->o_rows)) - POPCOUNT(B_AND(ot, s->x_rows)));
+        BOARD free_x = B_ANY(ot) ? B_AND(xt, B_NOT(NAME(at_or_above)(s, ot))) : xt;
+        BOARD free_o = B_ANY(xt) ? B_AND(ot, B_NOT(NAME(at_or_above)(s, xt))) : ot;
+        if (B_ANY(free_x)) {
+            if (B_ANY(B_AND(free_x, s->x_rows))) score += s->free_bonus[0];
+            if (B_ANY(B_AND(free_x, s->o_rows))) score += s->free_bonus[1];
         }
-        if (free_o) {
-            if (free_o & s->o_rows) score -= s->free_bonus[2];
-            if (free_o & s->x_rows) score -= s->free_bonus[3];
+        if (B_ANY(free_o)) {
+            if (B_ANY(B_AND(free_o, s->o_rows))) score -= s->free_bonus[2];
+            if (B_ANY(B_AND(free_o, s->x_rows))) score -= s->free_bonus[3];
         }
     }
     return s->turn ? -score : score;
@@ -327,14 +339,14 @@ static inline int64_t NAME(tt_slot)(const NAME(C) *s, BOARD key) {
     int64_t mask = s->slots - 1, i = (int64_t)(HASH(key) & (uint64_t)mask);
     for (;;) {
         BOARD found = s->table[i].key;
-        if (found == key || !found) return i;
+        if (B_EQ(found, key) || !B_ANY(found)) return i;
         i = (i + 1) & mask;
     }
 }
 
 static inline NAME(entry_t) *NAME(tt_find)(const NAME(C) *s, BOARD key) {
     NAME(entry_t) *e = &s->table[NAME(tt_slot)(s, key)];
-    return e->key ? e : NULL;
+    return B_ANY(e->key) ? e : NULL;
 }
 
 static void NAME(tt_grow)(NAME(C) *s) {
@@ -348,7 +360,7 @@ static void NAME(tt_grow)(NAME(C) *s) {
         return;
     }
     for (int64_t i = 0; i < slots; i++)
-        if (old[i].key) {
+        if (B_ANY(old[i].key)) {
             s->table[NAME(tt_slot)(s, old[i].key)] = old[i];
             s->used++;
         }
@@ -361,7 +373,7 @@ static void NAME(tt_store)(NAME(C) *s, BOARD key, int depth, int flag, int64_t s
     else if (score < -WIN_BOUND)
         score -= ply;
     NAME(entry_t) *e = &s->table[NAME(tt_slot)(s, key)];
-    if (e->key) {
+    if (B_ANY(e->key)) {
         if (e->depth > depth && e->flag == EXACT) return; /* keep the deeper exact entry */
     } else {
         if (s->used >= s->limit) { /* AlphaBeta: table.clear() when full and the key is new */
@@ -403,7 +415,7 @@ static inline void NAME(bring_to_front)(int *moves, int count, int front) {
 
 static int NAME(in_path)(const NAME(C) *s, BOARD key) {
     for (int i = 0; i < s->path_len; i++)
-        if (s->path[i] == key) return 1;
+        if (B_EQ(s->path[i], key)) return 1;
     return 0;
 }
 
@@ -417,9 +429,9 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
     int mover = s->turn;
     /* The cells completing a four of the side to move: has_winning_move, and winner_after_push of
      * each child (its disc wins exactly when it lands on one of these). */
-    BOARD own = NAME(winning_cells)(s, s->m[mover]), playable = NAME(occupied)(s) + s->bottom;
+    BOARD own = NAME(winning_cells)(s, s->m[mover]), playable = B_ADD(NAME(occupied)(s), s->bottom);
     if (depth <= 0 || ply >= MAX_PLY - 1) {
-        if (own & playable) return WIN - ply - 1;
+        if (B_ANY(B_AND(own, playable))) return WIN - ply - 1;
         return NAME(evaluate)(s, own);
     }
     int table_move = 0;
@@ -443,16 +455,17 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
     int moves[C4S_MAX_W], count = NAME(legal_moves)(s, moves);
     if (!count) return 0; /* a full board: a draw */
     if (depth >= 2) {
-        if (own & playable) return WIN - ply - 1;
+        if (B_ANY(B_AND(own, playable))) return WIN - ply - 1;
         BOARD other = NAME(winning_cells)(s, s->m[mover ^ 1]);
-        if (other & playable) {
+        if (B_ANY(B_AND(other, playable))) {
             /* after a move the opponent's discs are the same: it can win at once where one of its
              * winning cells is playable then */
             int blocks = 0;
             for (int i = 0; i < count; i++) {
                 int move = moves[i];
-                BOARD cell = playable & s->column[move - 1];
-                if (!(own & cell) && !(other & (playable ^ cell ^ (cell << 1)))) moves[blocks++] = move;
+                BOARD cell = B_AND(playable, s->column[move - 1]);
+                if (!B_ANY(B_AND(own, cell)) && !B_ANY(B_AND(other, B_XOR(B_XOR(playable, cell), B_SHL(cell, 1)))))
+                    moves[blocks++] = move;
             }
             s->nodes += count;
             if (!blocks) return -(WIN - ply - 2);
@@ -478,9 +491,9 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
     }
     if (depth > 1) /* the children probe the table: fetch their slots while this node works */
         for (int i = 0; i < count; i++) {
-            BOARD cell = playable & s->column[moves[i] - 1];
+            BOARD cell = B_AND(playable, s->column[moves[i] - 1]);
             /* the child's key: x's discs (with the cell when x moves) + its occupied cells + bottom */
-            BOARD child = s->m[0] + (mover ? 0 : cell) + playable + cell;
+            BOARD child = B_ADD(B_ADD(B_ADD(s->m[0], mover ? B_WORD(0) : cell), playable), cell);
             __builtin_prefetch(&s->table[HASH(child) & (uint64_t)(s->slots - 1)]);
         }
     int64_t original_alpha = alpha, repetitions_before = s->repetitions;
@@ -493,7 +506,7 @@ static int64_t NAME(negamax)(NAME(C) *s, int depth, int64_t alpha, int64_t beta,
         BOARD cell = NAME(push)(s, move);
         s->nodes++;
         int64_t score;
-        if (own & cell) {
+        if (B_ANY(B_AND(own, cell))) {
             score = win_here;
         } else if (first) {
             score = -NAME(negamax)(s, child_depth, -beta, -alpha, ply + 1);
@@ -550,18 +563,18 @@ static void *NAME(new)(int width, int height, const int64_t *weights, int64_t ta
     s->height = height;
     s->stride = height + 1;
     s->limit = table_limit;
-    BOARD column = ((BOARD)1 << height) - 1;
+    BOARD column = B_WORD((UINT64_C(1) << height) - 1);
     for (int c = 0; c < width; c++) {
-        s->bottom |= (BOARD)1 << (c * s->stride);
-        s->column[c] = column << (c * s->stride);
+        s->bottom = B_OR(s->bottom, B_SHL(B_WORD(1), c * s->stride));
+        s->column[c] = B_SHL(column, c * s->stride);
+        s->board_mask = B_OR(s->board_mask, s->column[c]);
     }
-    s->board_mask = s->bottom * column;
-    s->top_row = s->bottom << (height - 1);
-    for (int h = 0; h < height; h += 2) s->x_rows |= s->bottom << h;
-    s->o_rows = s->board_mask ^ s->x_rows;
+    s->top_row = B_SHL(s->bottom, height - 1);
+    for (int h = 0; h < height; h += 2) s->x_rows = B_OR(s->x_rows, B_SHL(s->bottom, h));
+    s->o_rows = B_XOR(s->board_mask, s->x_rows);
     for (int k = 1; k <= 8 && k < height; k *= 2) {
-        BOARD rows = 0;
-        for (int h = 0; h < height - k; h++) rows |= s->bottom << h;
+        BOARD rows = B_WORD(0);
+        for (int h = 0; h < height - k; h++) rows = B_OR(rows, B_SHL(s->bottom, h));
         s->smear_rows[s->nsmear] = rows;
         s->smear_shift[s->nsmear++] = k;
     }
@@ -582,9 +595,9 @@ static void *NAME(new)(int width, int height, const int64_t *weights, int64_t ta
     for (int i = 0; i < width * s->stride; i++)
         if (counts[i] > most) most = counts[i];
     for (int bit = 0; most >> bit; bit++) {
-        BOARD mask = 0;
+        BOARD mask = B_WORD(0);
         for (int i = 0; i < width * s->stride; i++)
-            if (counts[i] >> bit & 1) mask |= (BOARD)1 << i;
+            if (counts[i] >> bit & 1) mask = B_OR(mask, B_SHL(B_WORD(1), i));
         s->planes[s->nplanes] = mask;
         s->plane_weight[s->nplanes++] = weights[0] << bit;
     }
@@ -612,12 +625,7 @@ static int NAME(set_path)(void *ctx, const uint64_t *keys, int count) {
         s->path = grown;
         s->path_cap = count;
     }
-    for (int i = 0; i < count; i++) {
-        BOARD key = (BOARD)keys[2 * i];
-        if (sizeof(BOARD) > 8) key |= (BOARD)keys[2 * i + 1] << 32 << 32;
-        else if (keys[2 * i + 1]) key = 0; /* wider than the board: never reached */
-        s->path[i] = key;
-    }
+    for (int i = 0; i < count; i++) s->path[i] = NAME(from_words)(keys + 3 * i);
     s->path_len = count;
     return 1;
 }
@@ -632,8 +640,8 @@ static void NAME(take_limits)(NAME(C) *s, const int64_t *io, double deadline) {
     s->deadline = deadline;
 }
 
-static int NAME(root)(void *ctx, BOARD x, BOARD o, int depth, const int32_t *moves, int count, int64_t *io,
-                      double deadline, int64_t *out, int64_t *scores) {
+static int NAME(root)(void *ctx, const uint64_t *x, const uint64_t *o, int depth, const int32_t *moves, int count,
+                      int64_t *io, double deadline, int64_t *out, int64_t *scores) {
     NAME(C) *s = ctx;
     NAME(load)(s, x, o);
     NAME(take_limits)(s, io, deadline);
@@ -686,8 +694,8 @@ static int NAME(root)(void *ctx, BOARD x, BOARD o, int depth, const int32_t *mov
     return 0;
 }
 
-static int NAME(negamax_entry)(void *ctx, BOARD x, BOARD o, int depth, int64_t alpha, int64_t beta, int ply,
-                               int64_t *io, double deadline, int64_t *out) {
+static int NAME(negamax_entry)(void *ctx, const uint64_t *x, const uint64_t *o, int depth, int64_t alpha,
+                               int64_t beta, int ply, int64_t *io, double deadline, int64_t *out) {
     NAME(C) *s = ctx;
     NAME(load)(s, x, o);
     NAME(take_limits)(s, io, deadline);
@@ -702,28 +710,30 @@ static int NAME(negamax_entry)(void *ctx, BOARD x, BOARD o, int depth, int64_t a
     return 0;
 }
 
-static int NAME(table_move)(void *ctx, BOARD x, BOARD o) {
+static int NAME(table_move)(void *ctx, const uint64_t *x, const uint64_t *o) {
     NAME(C) *s = ctx;
     NAME(load)(s, x, o);
     NAME(entry_t) *e = NAME(tt_find)(s, NAME(key)(s));
     return e ? e->move : 0;
 }
 
-static void NAME(probe)(void *ctx, BOARD x, BOARD o, int64_t *out) {
+static void NAME(probe)(void *ctx, const uint64_t *x, const uint64_t *o, int64_t *out) {
     NAME(C) *s = ctx;
     NAME(load)(s, x, o);
     out[0] = NAME(evaluate)(s, NAME(winning_cells)(s, s->m[s->turn]));
     out[1] = NAME(has_winning_move)(s);
     out[2] = NAME(opponent_has_winning_move)(s);
     BOARD key = NAME(key)(s);
-    out[3] = (int64_t)(uint64_t)key;
-    out[4] = sizeof(BOARD) > 8 ? (int64_t)(uint64_t)(key >> 32 >> 32) : 0;
+    for (int i = 0; i < 3; i++) { /* its words: shifted by 32 twice (a shift of 64 is undefined for uint64_t) */
+        out[3 + i] = (int64_t)B_LOW(key);
+        key = B_SHR(B_SHR(key, 32), 32);
+    }
     int moves[C4S_MAX_W], count = NAME(legal_moves)(s, moves);
-    out[5] = count;
+    out[6] = count;
     for (int i = 0; i < count; i++) {
         BOARD cell = NAME(push)(s, moves[i]);
-        out[6 + i] = moves[i];
-        out[6 + s->width + i] = NAME(winner_after_push)(s, cell);
+        out[7 + i] = moves[i];
+        out[7 + s->width + i] = NAME(winner_after_push)(s, cell);
         NAME(pop)(s, cell);
     }
 }

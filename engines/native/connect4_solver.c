@@ -9,13 +9,11 @@
  * table size. It is a linear-probing hash table (at most half full) whose entries carry their insertion
  * number, which finds the oldest half.
  *
- * Boards are width x (height + 1) bits in Pons's layout, in the smallest of three board types that
- * holds them: uint64_t up to 64 bits, unsigned __int128 (gcc, clang) up to 128, and u192, a struct of
- * three 64-bit words, for the rest (10x12, 11x11, 11x12, 12x10, 12x11, 12x12: up to 156 bits; C11 has
- * no wider integer, and gcc before 14 no _BitInt). The search is written once below (after #else), on
- * board operations B_AND, B_ADD, B_SHL... that are the plain operators for the two integer types (the
- * same machine code as operators written out) and u192's inline functions for the third; it is
- * compiled for each board type by including this file into itself with BOARD and NAME defined.
+ * Boards are width x (height + 1) bits in Pons's layout, in the smallest of the three board types of
+ * board.h that holds them (uint64_t, unsigned __int128, u192: three 64-bit words, for 10x12 to 12x12).
+ * The search is written once below (after #else) on board.h's operations B_AND, B_ADD, B_SHL... (the
+ * plain operators for the two integer types, u192's inline functions for the third), and compiled for
+ * each board type by including this file into itself with B_KIND, BOARD and NAME defined.
  */
 #ifndef C4_BODY
 
@@ -26,6 +24,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "board.h" /* u128, u192, popcount64/128/192 and the board operations B_* */
+
 #define C4_OUT_OF_BUDGET (-1000)
 #define C4_CHECK_EVERY 4096
 #define C4_EMPTY 0
@@ -33,26 +33,11 @@
 #define C4_MAX_W 12
 #define C4_MAX_CELLS 144 /* 12 x 12 */
 
-typedef unsigned __int128 u128;
-
 static double now_monotonic(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
-/* Bits set: the processor's instruction where the build has it (-mpopcnt, build.py), else in registers
- * (without it __builtin_popcountll is a library call). */
-static inline int popcount64(uint64_t x) {
-#ifdef __POPCNT__
-    return __builtin_popcountll(x);
-#endif
-    x -= (x >> 1) & 0x5555555555555555ull;
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
-static inline int popcount128(u128 x) { return popcount64((uint64_t)x) + popcount64((uint64_t)(x >> 64)); }
 
 /* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
  * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
@@ -71,62 +56,6 @@ static inline uint64_t hash64(uint64_t key) { return key * 0x9E3779B97F4A7C15ull
 static inline uint64_t hash128(u128 key) {
     return ((uint64_t)key ^ ((uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
 }
-
-/* ---- u192: three 64-bit words, w[0] the lowest; the operations of an unsigned integer modulo 2^192 */
-
-typedef struct {
-    uint64_t w[3];
-} u192;
-
-#define U192(a, b, c) ((u192){{(a), (b), (c)}})
-static inline u192 and192(u192 a, u192 b) { return U192(a.w[0] & b.w[0], a.w[1] & b.w[1], a.w[2] & b.w[2]); }
-static inline u192 or192(u192 a, u192 b) { return U192(a.w[0] | b.w[0], a.w[1] | b.w[1], a.w[2] | b.w[2]); }
-static inline u192 xor192(u192 a, u192 b) { return U192(a.w[0] ^ b.w[0], a.w[1] ^ b.w[1], a.w[2] ^ b.w[2]); }
-static inline u192 not192(u192 a) { return U192(~a.w[0], ~a.w[1], ~a.w[2]); }
-/* The carry goes on from word to word: Pons's mask + bottom carries up a column, across a word's end. */
-static inline u192 add192(u192 a, u192 b) {
-    u128 t = (u128)a.w[0] + b.w[0];
-    uint64_t w0 = (uint64_t)t;
-    t = (u128)a.w[1] + b.w[1] + (uint64_t)(t >> 64);
-    return U192(w0, (uint64_t)t, a.w[2] + b.w[2] + (uint64_t)(t >> 64));
-}
-static inline u192 sub192(u192 a, u192 b) {
-    uint64_t borrow0 = a.w[0] < b.w[0], d1 = a.w[1] - b.w[1];
-    uint64_t borrow1 = (a.w[1] < b.w[1]) | (d1 < borrow0);
-    return U192(a.w[0] - b.w[0], d1 - borrow0, a.w[2] - b.w[2] - borrow1);
-}
-/* Shifts by 0 <= n < 192 (the search's are under 64: that branch first). (x >> 1) >> (63 - s) is
- * x >> (64 - s) for 0 < s < 64 and 0 for s = 0, where x >> 64 would be undefined. */
-static inline u192 shl192(u192 a, int n) {
-    if (n < 64) {
-        return U192(a.w[0] << n, (a.w[1] << n) | ((a.w[0] >> 1) >> (63 - n)),
-                    (a.w[2] << n) | ((a.w[1] >> 1) >> (63 - n)));
-    }
-    if (n < 128) {
-        n -= 64;
-        return U192(0, a.w[0] << n, (a.w[1] << n) | ((a.w[0] >> 1) >> (63 - n)));
-    }
-    return U192(0, 0, a.w[0] << (n - 128));
-}
-static inline u192 shr192(u192 a, int n) {
-    if (n < 64) {
-        return U192((a.w[0] >> n) | ((a.w[1] << 1) << (63 - n)), (a.w[1] >> n) | ((a.w[2] << 1) << (63 - n)),
-                    a.w[2] >> n);
-    }
-    if (n < 128) {
-        n -= 64;
-        return U192((a.w[1] >> n) | ((a.w[2] << 1) << (63 - n)), a.w[2] >> n, 0);
-    }
-    return U192(a.w[2] >> (n - 128), 0, 0);
-}
-static inline int eq192(u192 a, u192 b) {
-    return ((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) | (a.w[2] ^ b.w[2])) == 0;
-}
-static inline int any192(u192 a) { return (a.w[0] | a.w[1] | a.w[2]) != 0; }
-/* a & -a and a & (a - 1): the lowest bit set, and a without it. */
-static inline u192 lowest192(u192 a) { return and192(a, sub192(U192(0, 0, 0), a)); }
-static inline u192 drop_lowest192(u192 a) { return and192(a, sub192(a, U192(1, 0, 0))); }
-static inline int popcount192(u192 a) { return popcount64(a.w[0]) + popcount64(a.w[1]) + popcount64(a.w[2]); }
 static inline uint64_t hash192(u192 key) {
     return (key.w[0] ^ (key.w[1] * 0xC2B2AE3D27D4EB4Full) ^ (key.w[2] * 0x165667B19E3779F9ull)) *
            0x9E3779B97F4A7C15ull;
@@ -141,22 +70,8 @@ typedef struct {
     int low, high; /* the score's bounds during a search */
 } head_t;
 
-/* The board operations of the two integer types: their operators. */
-#define B_AND(a, b) ((a) & (b))
-#define B_OR(a, b) ((a) | (b))
-#define B_XOR(a, b) ((a) ^ (b))
-#define B_NOT(a) (~(a))
-#define B_ADD(a, b) ((a) + (b))
-#define B_SUB(a, b) ((a) - (b))
-#define B_SHL(a, n) ((a) << (n))
-#define B_SHR(a, n) ((a) >> (n))
-#define B_EQ(a, b) ((a) == (b))
-#define B_ANY(a) ((a) != 0)
-#define B_LOWEST(a) ((a) & -(a))
-#define B_DROP_LOWEST(a) ((a) & ((a) - 1))
-#define B_WORD(x) ((BOARD)(x)) /* a board from a uint64_t */
-
 #define C4_BODY
+#define B_KIND INT
 #define BOARD uint64_t
 #define NAME(x) x##_64
 #define POPCOUNT popcount64
@@ -177,33 +92,8 @@ typedef struct {
 #undef POPCOUNT
 #undef HASH
 #undef SLOT_OF
-#undef B_AND
-#undef B_OR
-#undef B_XOR
-#undef B_NOT
-#undef B_ADD
-#undef B_SUB
-#undef B_SHL
-#undef B_SHR
-#undef B_EQ
-#undef B_ANY
-#undef B_LOWEST
-#undef B_DROP_LOWEST
-#undef B_WORD
-/* ... and of u192: its functions. */
-#define B_AND and192
-#define B_OR or192
-#define B_XOR xor192
-#define B_NOT not192
-#define B_ADD add192
-#define B_SUB sub192
-#define B_SHL shl192
-#define B_SHR shr192
-#define B_EQ eq192
-#define B_ANY any192
-#define B_LOWEST lowest192
-#define B_DROP_LOWEST drop_lowest192
-#define B_WORD(x) U192((x), 0, 0)
+#undef B_KIND
+#define B_KIND 192
 #define BOARD u192
 #define NAME(x) x##_192
 #define POPCOUNT popcount192

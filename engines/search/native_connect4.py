@@ -8,8 +8,8 @@ fixed-depth search returns the same value, best move, root scores, principal var
 as the Python one (tests/test_native_connect4.py). Iterative deepening, root ordering, limits and
 results stay in ``AlphaBeta.iterate``; one C call searches one depth.
 
-Boards whose bitboard fits in 128 bits (W x (H + 1) <= 128: every size up to 11x10, 12x9, 9x12 ...)
-are searched natively; larger ones (12x10 and up) in Python.
+Every supported size (4x4 to 12x12) is searched natively: the core holds a board in 64 bits, 128, or
+three 64-bit words (10x12 to 12x12, up to 156 bits), and takes each board as three words.
 
 ``searcher`` is what engines call: the native searcher for a Connect Four position with the searches'
 evaluation when the core is built and loaded (``engines.native.load``), else the Python ``AlphaBeta``
@@ -22,7 +22,7 @@ from __future__ import annotations
 from engines import connect4_evaluation
 from engines.native import load
 from engines.search.alphabeta import _CHECK_EVERY, WIN_BOUND, AlphaBeta, SearchStopped
-from harness.games.connect4 import Position
+from harness.games.connect4 import MAX_SIZE, MIN_SIZE, Position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from engines.search.game import Game
 
 _MASK = (1 << 64) - 1
-MAX_BITS = 128
-"""The largest board the core holds, in bits (columns x (rows + 1))."""
+MAX_BITS = 192
+"""The largest board the core holds, in bits (columns x (rows + 1)): more than 12x12's 156."""
 _declared: list[ctypes.CDLL] = []
 
 
@@ -48,7 +48,8 @@ def library() -> ctypes.CDLL | None:
 
         _I64, _U64 = ctypes.c_int64, ctypes.c_uint64
         i64p = ctypes.POINTER(_I64)
-        board = [_U64, _U64, _U64, _U64]
+        words = ctypes.POINTER(_U64)
+        board = [words, words]  # x's discs, o's: three words each
         lib.c4s_new.argtypes = [ctypes.c_int, ctypes.c_int, i64p, _I64]
         lib.c4s_new.restype = ctypes.c_void_p
         lib.c4s_free.argtypes = [ctypes.c_void_p]
@@ -70,8 +71,8 @@ def library() -> ctypes.CDLL | None:
 
 
 def fits(width: int, height: int) -> bool:
-    """Whether the core holds a ``width`` x ``height`` board."""
-    return width * (height + 1) <= MAX_BITS
+    """Whether the core holds a ``width`` x ``height`` board: every size from 4x4 to 12x12."""
+    return MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE and width * (height + 1) <= MAX_BITS
 
 
 def weights() -> list[int]:
@@ -81,9 +82,9 @@ def weights() -> list[int]:
     return [e.CENTRE, e.THREAT, e.WEAK_THREAT, *e.FREE]
 
 
-def halves(bits: int) -> tuple[int, int]:
-    """A bitboard of up to 128 bits as its low and high 64-bit words."""
-    return bits & _MASK, bits >> 64
+def words(bits: int) -> tuple[int, int, int]:
+    """A bitboard of up to 192 bits as its three 64-bit words, lowest first."""
+    return bits & _MASK, bits >> 64 & _MASK, bits >> 128
 
 
 class Core:
@@ -94,8 +95,8 @@ class Core:
         self.lib = lib
         self.size = (width, height)
         if not fits(width, height):
-            raise ValueError(f"the native Connect Four search holds boards of up to {MAX_BITS} bits "
-                             f"(columns x (rows + 1)), not {width}x{height}")
+            raise ValueError(f"the native Connect Four search holds boards of {MIN_SIZE}x{MIN_SIZE} to "
+                             f"{MAX_SIZE}x{MAX_SIZE}, not {width}x{height}")
         import ctypes
 
         values = weights()
@@ -110,10 +111,12 @@ class Core:
             self.lib.c4s_free(handle)
 
     @staticmethod
-    def board(position: Position) -> tuple[int, int, int, int]:
-        """The position's discs as ``c4s_*`` take them: x's low and high words, then o's."""
+    def board(position: Position) -> tuple[ctypes.Array[ctypes.c_uint64], ctypes.Array[ctypes.c_uint64]]:
+        """The position's discs as ``c4s_*`` take them: x's three words, then o's."""
+        import ctypes
+
         x, o = position.masks
-        return (*halves(x), *halves(o))
+        return (ctypes.c_uint64 * 3)(*words(x)), (ctypes.c_uint64 * 3)(*words(o))
 
 
 class NativeAlphaBeta(AlphaBeta):
@@ -126,7 +129,7 @@ class NativeAlphaBeta(AlphaBeta):
         super().__init__(evaluate or connect4_evaluation.evaluate, table_limit, contempt)
         self.core = Core(lib, position.width, position.height, table_limit)
 
-    def _board(self, game: Game) -> tuple[int, int, int, int]:
+    def _board(self, game: Game) -> tuple[ctypes.Array[ctypes.c_uint64], ctypes.Array[ctypes.c_uint64]]:
         if not isinstance(game, Position) or game.size != self.core.size:
             raise ValueError("a native Connect Four searcher searches positions of the size it was made for")
         return Core.board(game)
@@ -134,7 +137,7 @@ class NativeAlphaBeta(AlphaBeta):
     def _sync_path(self) -> None:
         import ctypes
 
-        keys = [word for key in self.path for word in halves(key)]
+        keys = [word for key in self.path for word in words(key)]
         self.core.lib.c4s_set_path(self.core.handle, (ctypes.c_uint64 * len(keys))(*keys), len(self.path))
 
     def _limits(self) -> ctypes.Array[ctypes.c_int64]:
@@ -192,9 +195,9 @@ class NativeAlphaBeta(AlphaBeta):
 
 
 def searcher(position: object, evaluation: Callable[[Any], int], contempt: int = 0) -> AlphaBeta:
-    """An alpha-beta searcher for ``position``: the native one for a Connect Four position of a size
-    the core holds, with ``evaluation`` the searches' (connect4_evaluation.evaluate), when the core is
-    loaded; else the Python one."""
+    """An alpha-beta searcher for ``position``: the native one for a Connect Four position (of any
+    size) with ``evaluation`` the searches' (connect4_evaluation.evaluate) when the core is loaded;
+    else the Python one."""
     if (isinstance(position, Position) and evaluation is connect4_evaluation.evaluate
             and fits(position.width, position.height)):
         lib = library()
