@@ -526,6 +526,7 @@ class _Native:
         import threading
 
         result: list[int] = []
+        finished: list[bool] = []
         low, high, stop = self.lib.c4_low, self.lib.c4_high, self.lib.c4_stop
         # The worker releases ``done`` when the search ends. (Not Thread.join: a join interrupted by a
         # handler's exception marks a live thread as stopped in Python 3.11.)
@@ -536,6 +537,7 @@ class _Native:
             try:
                 result.append(int(self.lib.c4_solve(*args, 1)))
             finally:
+                finished.append(True)  # before the release: a waiter that missed it still sees this
                 done.release()
 
         worker = threading.Thread(target=search, daemon=True)
@@ -552,11 +554,12 @@ class _Native:
                 solver.bounds = (low(self.handle), high(self.handle))
         except BaseException:
             # The search must end before the solver is used or freed again, whatever else is raised.
+            # A handler's exception may come just after ``done`` was taken (the search over, the lock
+            # held here): so wait on ``finished``, never on the lock alone, which would wait forever.
             stop(self.handle, 1)
-            while worker.ident is not None:
+            while worker.ident is not None and not finished:
                 try:
-                    if done.acquire():
-                        break
+                    done.acquire(timeout=0.01)
                 except BaseException:
                     stop(self.handle, 1)
             raise

@@ -474,3 +474,59 @@ def test_a_timer_signal_stops_the_native_search_and_reads_its_progress() -> None
     low, high = seen[2][1]
     assert -21 <= low <= 1 <= high <= 21  # bounds of the empty board's score (1), narrowed as proven
     assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
+
+
+WATCHED_RACE = """
+import signal, sys, threading
+sys.path.insert(0, sys.argv[1])
+from engines.connect4_solver import Solver, parse_moves
+
+class Interrupt(Exception):
+    pass
+
+real_lock = threading.Lock
+
+class LateLock:
+    # The timed wait takes the lock (the search has ended), then the timer handler's exception comes.
+    def __init__(self):
+        self.lock = real_lock()
+    def acquire(self, blocking=True, timeout=-1):
+        got = self.lock.acquire(blocking, timeout)
+        if got and timeout != -1:
+            raise Interrupt
+        return got
+    def release(self):
+        self.lock.release()
+    def locked(self):
+        return self.lock.locked()
+    def __enter__(self):
+        self.lock.acquire()
+        return self
+    def __exit__(self, *exc):
+        self.lock.release()
+
+solver = Solver(7, 6)
+assert solver.native
+signal.signal(signal.SIGALRM, lambda signum, frame: None)
+signal.setitimer(signal.ITIMER_REAL, 100)  # armed: the search runs on a helper thread
+threading.Lock = LateLock
+try:
+    solver.solve(parse_moves("2252576253462244111563365343671351441"))
+except Interrupt:
+    print("interrupted")
+threading.Lock = real_lock
+print(solver.solve(parse_moves("2252576253462244111563365343671351441")))
+"""
+
+
+def test_a_timer_exception_just_after_the_search_ended_is_raised_without_waiting_forever(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    native_solver()  # skips with the reason where the core is not built
+    script = tmp_path / "race.py"
+    script.write_text(WATCHED_RACE)
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["interrupted", "-1"]
