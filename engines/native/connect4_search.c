@@ -29,10 +29,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
-#include "board.h" /* u128, u192, popcount64/128/192 and the board operations B_* */
+#include "board.h"  /* u128, u192, popcount64/128/192 and the board operations B_* */
+#include "memory.h" /* now_monotonic, slots_alloc, slots_free */
 
 #define C4S_MAX_W 12
 #define MAX_PLY 512
@@ -47,25 +46,6 @@
 #define UPPER 2
 #define MAX_SLOTS (1 << 23)
 
-static double monotonic(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
- * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
-static void *slots_alloc(size_t bytes) {
-    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
-#endif
-    return memory;
-}
-static void slots_free(void *memory, size_t bytes) {
-    if (memory != NULL) munmap(memory, bytes);
-}
 
 /* The table's slot hash: every bit of the key moves every bit of the hash (murmur3's finalizer), so the
  * low bits that pick the slot depend on all the columns (a product alone leaves its low bits to the
@@ -400,7 +380,7 @@ static void NAME(check_limits)(NAME(C) *s) {
         if (s->nodes >= s->max_nodes) longjmp(s->stop, 1);
         if (s->max_nodes < s->next_check) s->next_check = s->max_nodes;
     }
-    if (s->deadline >= 0 && monotonic() >= s->deadline) longjmp(s->stop, 1);
+    if (s->deadline >= 0 && now_monotonic() >= s->deadline) longjmp(s->stop, 1);
 }
 
 static inline void NAME(bring_to_front)(int *moves, int count, int front) {

@@ -21,10 +21,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
-#include "board.h" /* u128, u192, popcount64/128/192 and the board operations B_* */
+#include "board.h"  /* u128, u192, popcount64/128/192 and the board operations B_* */
+#include "memory.h" /* now_monotonic, slots_alloc, slots_free */
 
 #define C4_OUT_OF_BUDGET (-1000)
 #define C4_CHECK_EVERY 4096
@@ -33,25 +32,6 @@
 #define C4_MAX_W 12
 #define C4_MAX_CELLS 144 /* 12 x 12 */
 
-static double now_monotonic(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Zeroed memory for the table's slots, in huge pages where the kernel gives them: the table is read
- * at random, and with 4 KiB pages nearly every probe would also miss the TLB. */
-static void *slots_alloc(size_t bytes) {
-    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    if (bytes >= (2u << 20)) madvise(memory, bytes, MADV_HUGEPAGE);
-#endif
-    return memory;
-}
-static void slots_free(void *memory, size_t bytes) {
-    if (memory != NULL) munmap(memory, bytes);
-}
 static inline uint64_t hash64(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 static inline uint64_t hash128(u128 key) {
     return ((uint64_t)key ^ ((uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
