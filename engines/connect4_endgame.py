@@ -1,13 +1,8 @@
 """Proven Connect Four endgames for the searching engines: the exact solver
 (engines/connect4_solver.py) scores the root moves within a time budget.
 
-``solve_moves`` solves the position after each legal move until the budget is spent, in rounds of
-growing node budgets (``ROUNDS``): each round tries, in the order given, every move not yet solved
-with that many nodes, so the moves that are quick to prove come first. A won position's winning move
-is often quick to prove beside slow draws and losses (7x6 after 12 plies: 0.02 s for the win, 0.1 s
-for each of three draws), and solving in the given order alone spent the time on those first. A
-search stopped by its budget keeps its proven bounds in the table, so the next round goes on from
-them. The solver has no clock of its own, so an interval timer (SIGALRM) interrupts it. Scores are
+``solve_moves`` solves the position after each legal move, in the order given, until the budget is
+spent; the solver has no clock of its own, so an interval timer (SIGALRM) interrupts it. Scores are
 the solver's (Pons's convention), from the mover's point of view: positive wins (the larger, the
 sooner), 0 draws, negative losses (the more negative, the sooner).
 
@@ -22,16 +17,12 @@ import signal
 import threading
 import time
 
-from engines.connect4_solver import OutOfBudget, Solver, State
+from engines.connect4_solver import Solver, State
 from harness.games.connect4 import Move, Position, four_in_a_row
 
 ENDGAME_SHARE = 0.6
 """The share of the move's time the exact solver may take first, in the endgame; the search has the
 rest when it proves nothing."""
-
-ROUNDS: tuple[int | None, ...] = (20_000, 200_000, 2_000_000, None)
-"""Node budgets of ``solve_moves``' rounds, the last without a limit (only the deadline): about 4 ms,
-40 ms and 0.4 s of the native solver, twenty times those of the Python one."""
 
 ENDGAME_EMPTY = 36
 """The solver is tried when at most this many cells are empty (8x8 positions with 36 empty cells
@@ -67,9 +58,9 @@ def win_score(position: Position) -> int:
 
 def solve_moves(position: Position, order: list[Move], deadline: float,
                 solver: Solver | None = None, stop_at_win: bool = True) -> dict[Move, int]:
-    """The exact score of each move of ``order`` for the side to move, solved in rounds of ``ROUNDS``
-    node budgets (each in that order) until ``deadline`` (a time.monotonic() value), or (with
-    ``stop_at_win``) until a move wins; moves not solved are left out. ``position`` is only
+    """The exact score of each move of ``order`` for the side to move, solved in that order until
+    ``deadline`` (a time.monotonic() value), or (with ``stop_at_win``) until a move wins; moves
+    not reached are left out. ``position`` is only
     read (the timer may fire anywhere inside the solver, never inside a change of it)."""
     scores: dict[Move, int] = {}
     if not can_interrupt():
@@ -99,18 +90,9 @@ def solve_moves(position: Position, order: list[Move], deadline: float,
     try:
         _ARMED = True
         signal.setitimer(signal.ITIMER_REAL, budget)
-        for nodes in ROUNDS:
-            left = []
-            for move, state in children:
-                try:
-                    score = scores[move] = -solver.solve(state, max_nodes=nodes)
-                except OutOfBudget:
-                    left.append((move, state))
-                    continue
-                if score > 0 and stop_at_win:
-                    return scores
-            children = left
-            if not children:
+        for move, state in children:
+            score = scores[move] = -solver.solve(state)
+            if score > 0 and stop_at_win:
                 break
     except _OutOfTime:
         pass
