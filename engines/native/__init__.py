@@ -29,21 +29,28 @@ def pure() -> bool:
     return os.environ.get("ARENA_PURE", "") not in ("", "0")
 
 
+def stale(source: str, target: str) -> bool:
+    """Whether ``target`` is missing or older than ``source`` or any header (``*.h``) beside it: the
+    sources include the headers of their folder (board.h), so a header's change makes them stale."""
+    try:
+        built = os.stat(target).st_mtime_ns
+        folder = os.path.dirname(source)
+        headers = [os.path.join(folder, entry) for entry in os.listdir(folder) if entry.endswith(".h")]
+        return any(built < os.stat(path).st_mtime_ns for path in (source, *headers))
+    except OSError:
+        return True
+
+
 def load(name: str) -> ctypes.CDLL | None:
     """The compiled library ``name`` (from ``name.c``), or None: not built, older than its source or
-    a header of this folder (build.py's ``stale``), or the pure path asked for. Loaded once per
+    a header of this folder (``stale``), or the pure path asked for. Loaded once per
     process."""
     if name in _loaded:
         return _loaded[name]
     library = None
     path = library_path(name)
     if not pure():
-        try:
-            built = os.stat(path).st_mtime_ns
-            sources = [f"{name}.c", *(entry for entry in os.listdir(HERE) if entry.endswith(".h"))]
-            fresh = all(built >= os.stat(os.path.join(HERE, source)).st_mtime_ns for source in sources)
-        except OSError:
-            fresh = False
+        fresh = not stale(os.path.join(HERE, f"{name}.c"), path)
         if fresh:
             import ctypes
 

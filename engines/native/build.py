@@ -24,6 +24,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # run as a script: the repository's root
+
+from engines.native import stale  # noqa: E402  (the rule load() refuses a library by)
+
 BUILD = os.path.join(HERE, "_build")
 FLAGS = ["-std=c11", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration"]
 PORTABLE = ["-O2"]
@@ -55,18 +59,6 @@ def compiler() -> str | None:
         if candidate and shutil.which(candidate):
             return candidate
     return None
-
-
-def stale(source: str, target: str) -> bool:
-    """Whether ``target`` is missing or older than ``source`` or any header (``*.h``) beside it: the
-    sources include the headers of their folder (board.h), so a header's change rebuilds them."""
-    try:
-        built = os.stat(target).st_mtime_ns
-        folder = os.path.dirname(source)
-        headers = [os.path.join(folder, entry) for entry in os.listdir(folder) if entry.endswith(".h")]
-        return any(built < os.stat(path).st_mtime_ns for path in (source, *headers))
-    except OSError:
-        return True
 
 
 def build(name: str, cc: str) -> str | None:
