@@ -23,14 +23,13 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections import defaultdict
+    from collections.abc import Callable, Iterator
+
+    from engines.search.game import Game
 else:
     # The class collections re-exports, from its C module: importing the collections package (and its
     # keyword, operator, reprlib, heapq) costs about 1.7 ms of every engine's start-up.
     from _collections import defaultdict
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-
-    from engines.search.game import Game
 
 WIN = 1_000_000
 """Score of a win at the root; a win found ``p`` plies deep scores ``WIN - p``."""
