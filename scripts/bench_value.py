@@ -262,8 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         cache = out / "positions.json"
         low, high = (int(part) for part in args.plies.split("-"))
         key = {"positions": args.positions, "plies": [low, high], "seed": args.seed}
-        if cache.is_file() and json.loads(cache.read_text())["key"] == key:
-            stored = json.loads(cache.read_text())
+        stored = json.loads(cache.read_text()) if cache.is_file() else {}
+        if stored.get("key") == key:
             found = [(Position.from_text(size, player, board), value) for player, board, value in stored["found"]]
             print(f"{len(found)} start positions read from {cache}")
         else:
