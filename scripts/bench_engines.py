@@ -9,11 +9,12 @@ limits, as the referee runs it. A node is a position the search visits (each mov
 the usual count of negamax calls); the horizon's check for a winning move is not counted. Each
 search runs twice, in Python and on the native core (engines/search/native_betsy.py,
 engines/search/native_connect4.py), side by side; (3) the engine's start-up: the median wall and CPU
-time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native. Goals
+time of ``alphabeta --depth 1`` on the empty board (of the first size), Python and native, and of
+another checkout's engine with ``--against``. Goals
 (Betsy): >= 200k nodes/s in Python and >= 5 M nodes/s native at n = 5 and n = 8.
 
 Usage: .venv/bin/python scripts/bench_engines.py [--game connect4] [--sizes 5,8] [--limits 1,5]
-[--positions 4] [--runs 15]
+[--positions 4] [--runs 15] [--against CHECKOUT] [--startup-only]
 """
 
 from __future__ import annotations
@@ -118,27 +119,32 @@ def depth_under_protocol(position: AnyPosition, size: str, limit: int, pure: boo
     return (depths[-1] if depths else 0), wall
 
 
-def startup(game: str, size: str, runs: int, pure: bool) -> tuple[float, float]:
-    """Median wall seconds and median CPU seconds (user + system, which a loaded machine does not
-    stretch) of ``alphabeta --depth 1`` on the empty board, from exec to exit (modules byte-compiled
-    first, as an installed project's are)."""
-    compileall.compile_dir(ROOT / "harness", quiet=1)
-    compileall.compile_dir(ROOT / "engines", quiet=1)
+def startup(game: str, size: str, runs: int, variants: list[tuple[str, Path, bool]]) -> dict[str, tuple[float, float]]:
+    """Per variant (name, project root, pure), the median wall seconds and median CPU seconds (user +
+    system, which a loaded machine does not stretch) of ``alphabeta --depth 1`` on the empty board, from
+    exec to exit (modules byte-compiled first, as an installed project's are). The variants' runs are
+    interleaved, so a change of load during the benchmark weighs on each alike."""
     position = empty_board(game, size)
-    argv = [sys.executable, str(ROOT / "engines" / "alphabeta.py"), size, position.player, position.board(), "1",
-            "--depth", "1"]
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    env["ARENA_PURE"] = "1" if pure else "0"
-    walls, cpus = [], []
+    commands = {}
+    for name, root, pure in variants:
+        compileall.compile_dir(root / "harness", quiet=1)
+        compileall.compile_dir(root / "engines", quiet=1)
+        argv = [sys.executable, str(root / "engines" / "alphabeta.py"), size, position.player, position.board(),
+                "1", "--depth", "1"]
+        commands[name] = argv, {**env, "ARENA_PURE": "1" if pure else "0"}
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs + 1):  # the first warms the page cache
-        start = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(argv)} failed")
-        walls.append(time.perf_counter() - start)
-        cpus.append(usage.ru_utime + usage.ru_stime)
-    return statistics.median(walls[1:]), statistics.median(cpus[1:])
+        for name, (argv, variant_env) in commands.items():
+            start = time.perf_counter()
+            process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=variant_env)
+            _, status, usage = os.wait4(process.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"{' '.join(argv)} failed")
+            walls[name].append(time.perf_counter() - start)
+            cpus[name].append(usage.ru_utime + usage.ru_stime)
+    return {name: (statistics.median(walls[name][1:]), statistics.median(cpus[name][1:])) for name in commands}
 
 
 def main() -> None:
@@ -148,17 +154,21 @@ def main() -> None:
     parser.add_argument("--limits", default="1,5")
     parser.add_argument("--positions", type=int, default=4)
     parser.add_argument("--runs", type=int, default=15, help="start-up runs per path (0: skip)")
+    parser.add_argument("--against", type=Path, default=None, metavar="CHECKOUT",
+                        help="also time the start-up of another checkout of the project (say, the version "
+                             "before the native core: git worktree add /tmp/before a9556a5^)")
+    parser.add_argument("--startup-only", action="store_true", help="time the start-up alone")
     args = parser.parse_args()
     sizes = (args.sizes or ("8x8,7x6" if args.game == "connect4" else "5,8")).split(",")
     label = "" if args.game == "connect4" else "n="
     limits = [int(text) for text in args.limits.split(",")]
     paths = [("python", True), ("native", False)]
-    for size in sizes:
+    for size in [] if args.startup_only else sizes:
         for name, pure in paths:
             rate, cpu_rate, nodes = nodes_per_second(args.game, size, args.positions, 1.0, native=not pure)
             print(f"{label}{size}{' ' + name if name else ''}: {rate:,.0f} nodes/s ({cpu_rate:,.0f} per CPU s; "
                   f"{nodes:,} nodes over {args.positions} positions, 1 s each)")
-    for size in sizes:
+    for size in [] if args.startup_only else sizes:
         for limit in limits:
             for name, pure in paths:
                 runs = [depth_under_protocol(p, size, limit, pure) for p in positions(args.game, size, args.positions)]
@@ -168,10 +178,12 @@ def main() -> None:
                       f"(median {statistics.median(depths)}), wall max {max(walls):.2f} s of {limit} s")
     if args.runs:
         size = sizes[0]
-        for name, pure in paths:
-            wall, cpu = startup(args.game, size, args.runs, pure)
+        variants = [(name, ROOT, pure) for name, pure in paths]
+        if args.against is not None:
+            variants.insert(0, (f"{args.against}", args.against.resolve(), False))
+        for name, (wall, cpu) in startup(args.game, size, args.runs, variants).items():
             print(f"{label}{size} {name} start-up, alphabeta --depth 1 on the empty board: {1000 * wall:.1f} ms "
-                  f"({1000 * cpu:.1f} ms CPU; medians of {args.runs})")
+                  f"({1000 * cpu:.1f} ms CPU; medians of {args.runs}, interleaved)")
     if args.game == "betsy":
         print("goals: >= 200,000 nodes/s in Python, >= 5,000,000 native, at n = 5 and n = 8")
 
