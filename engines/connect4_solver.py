@@ -433,7 +433,6 @@ class Solver:
 
 _OUT_OF_BUDGET = -1000
 """What the native core returns when its budget ran out (no score is that low)."""
-_WORD = (1 << 64) - 1
 
 
 def _timer_armed() -> bool:
@@ -448,73 +447,41 @@ def _timer_armed() -> bool:
 
 
 class _Native:
-    """One native solver (a handle from engines/native/connect4_solver.c): its table and node count
-    live in C; ``solve`` makes one call per position, the whole search in C."""
+    """One native solver (a handle from engines.native._connect4_solver, which frees it when it goes):
+    its table and node count live in C; ``solve`` makes one call per position, the whole search in C."""
 
-    _lib: Any = None
-
-    def __init__(self, lib: Any, handle: int) -> None:
-        import weakref
-
+    def __init__(self, lib: Any, handle: object) -> None:
         self.lib, self.handle = lib, handle
-        weakref.finalize(self, lib.c4_free, handle)
 
     @classmethod
     def make(cls, width: int, height: int, table_size: int) -> _Native | None:
         """A native solver, or None: not built, or ARENA_PURE set."""
-        lib = cls._library()
+        from engines.native import load
+
+        lib = load("connect4_solver")
         if lib is None:
             return None
-        handle = lib.c4_new(width, height, table_size)
-        return cls(lib, handle) if handle else None
-
-    @classmethod
-    def _library(cls) -> Any:
-        if cls._lib is None:
-            from engines.native import load
-
-            lib = load("connect4_solver")
-            if lib is None:
-                return None
-            import ctypes
-
-            u64, handle = ctypes.c_uint64, ctypes.c_void_p
-            lib.c4_new.argtypes, lib.c4_new.restype = [ctypes.c_int, ctypes.c_int, ctypes.c_int64], handle
-            for name in ("c4_free", "c4_reset"):
-                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], None
-            lib.c4_stop.argtypes, lib.c4_stop.restype = [handle, ctypes.c_int], None
-            for name in ("c4_nodes", "c4_table_entries"):
-                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], u64
-            for name in ("c4_low", "c4_high"):
-                getattr(lib, name).argtypes, getattr(lib, name).restype = [handle], ctypes.c_int
-            lib.c4_solve.argtypes = [handle, u64, u64, u64, u64, u64, u64, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
-                                     ctypes.c_double, ctypes.c_int]
-            lib.c4_solve.restype = ctypes.c_int
-            cls._lib = lib
-        return cls._lib
+        handle = lib.new(width, height, table_size)
+        return None if handle is None else cls(lib, handle)
 
     def nodes(self) -> int:
-        return int(self.lib.c4_nodes(self.handle))
+        return int(self.lib.nodes(self.handle))
 
     def table_entries(self) -> int:
-        return int(self.lib.c4_table_entries(self.handle))
+        return int(self.lib.table_entries(self.handle))
 
     def reset(self) -> None:
-        self.lib.c4_reset(self.handle)
+        self.lib.reset(self.handle)
 
     def solve(self, solver: Solver, state: State, max_nodes: int | None, deadline: float | None) -> int:
         """The score, or OutOfBudget. While a timer signal is armed (the engines' endgame timer, the
         progress of ``arena solve``), the search runs on a helper thread so that the handler runs on
         time in the main thread (reading ``bounds`` and ``nodes``); an exception it raises stops the
         search at its next look (every few thousand nodes), which keeps only proven bounds."""
-        # Each board as three 64-bit words, lowest first (boards are at most 12 x 13 = 156 bits).
-        current, mask = state.current, state.mask
-        args = (self.handle, current & _WORD, current >> 64 & _WORD, current >> 128, mask & _WORD, mask >> 64 & _WORD,
-                mask >> 128, state.moves,
-                -1 if max_nodes is None else max(0, max_nodes), deadline is not None,
-                0.0 if deadline is None else deadline)
+        args = (self.handle, state.current, state.mask, state.moves, -1 if max_nodes is None else max(0, max_nodes),
+                deadline is not None, 0.0 if deadline is None else deadline)
         if not _timer_armed():
-            score = int(self.lib.c4_solve(*args, 0))
+            score = int(self.lib.solve(*args, False))
         else:
             score = self._watched(solver, args)
         if score == _OUT_OF_BUDGET:
@@ -527,7 +494,7 @@ class _Native:
 
         result: list[int] = []
         finished: list[bool] = []
-        low, high, stop = self.lib.c4_low, self.lib.c4_high, self.lib.c4_stop
+        low, high, stop = self.lib.low, self.lib.high, self.lib.stop
         # The worker releases ``done`` when the search ends. (Not Thread.join: a join interrupted by a
         # handler's exception marks a live thread as stopped in Python 3.11.)
         done = threading.Lock()
@@ -535,13 +502,13 @@ class _Native:
 
         def search() -> None:
             try:
-                result.append(int(self.lib.c4_solve(*args, 1)))
+                result.append(int(self.lib.solve(*args, True)))
             finally:
                 finished.append(True)  # before the release: a waiter that missed it still sees this
                 done.release()
 
         worker = threading.Thread(target=search, daemon=True)
-        stop(self.handle, 0)
+        stop(self.handle, False)
         # The worker starts with the timer's signal blocked (threads inherit the mask): the signal goes
         # to the main thread, and cannot interrupt the start itself.
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
@@ -556,12 +523,12 @@ class _Native:
             # The search must end before the solver is used or freed again, whatever else is raised.
             # A handler's exception may come just after ``done`` was taken (the search over, the lock
             # held here): so wait on ``finished``, never on the lock alone, which would wait forever.
-            stop(self.handle, 1)
+            stop(self.handle, True)
             while worker.ident is not None and not finished:
                 try:
                     done.acquire(timeout=0.01)
                 except BaseException:
-                    stop(self.handle, 1)
+                    stop(self.handle, True)
             raise
         return result[0]
 

@@ -84,10 +84,18 @@ fi
     || echo "warning: the kings-horses corner table was not built" >&2
 # The native search core (engines/native/*.c; the cluster benchmark's engine in C is built with the same
 # compiler in a test), compiled with the system C compiler where it is missing or
-# older than its source; where it cannot be built the engines search in pure Python (one warning line).
+# older than its sources; where it cannot be built the engines search in pure Python (one warning line).
 if ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
     apt_install gcc "a C compiler for the native search core" "the engines search in pure Python (slower)" \
         "sudo apt-get install gcc"
+fi
+# The cores are Python extension modules, built against the interpreter's headers: an installer's or
+# pyenv's Python has them; Debian's keeps them in python3.X-dev.
+if ! "$VENV_PY" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    && [ "$("$VENV_PY" -c 'import sys; print(sys.base_prefix)')" = /usr ]; then
+    PY_DEV="python$("$VENV_PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev"
+    apt_install "$PY_DEV" "Python's headers for the native search core" "the engines search in pure Python (slower)" \
+        "sudo apt-get install $PY_DEV"
 fi
 "$VENV_PY" "$ROOT/engines/native/build.py" --if-stale || true
 # Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.

@@ -347,22 +347,15 @@ def test_a_deadline_stops_the_native_search_on_a_12x12_board() -> None:
 
 
 def test_the_three_word_board_operations_match_python_integers() -> None:
-    import ctypes
-
     from engines.native import load
 
     lib = load("connect4_solver")
     assert lib is not None, "the native core is not built: run .venv/bin/python engines/native/build.py"
-    words = ctypes.c_uint64 * 3
-    lib.c4_u192_op.argtypes = [ctypes.c_int, words, words, ctypes.c_int, words]
-    lib.c4_u192_op.restype = ctypes.c_int
     top, word = (1 << 192) - 1, (1 << 64) - 1
 
     def op(code: int, a: int, b: int = 0, n: int = 0) -> tuple[int, int]:
-        out = words()
-        result = lib.c4_u192_op(code, words(a & word, a >> 64 & word, a >> 128), words(b & word, b >> 64 & word, b >> 128),
-                                n, out)
-        return out[0] | out[1] << 64 | out[2] << 128, result
+        result, board = lib.u192_op(code, a, b, n)
+        return board, result
 
     rng = random.Random("u192")
     # Random values, and values whose words are all ones or zero (the carries and borrows across words).

@@ -4,18 +4,18 @@ value, best move, node count and principal variation from fixed-depth searches."
 
 from __future__ import annotations
 
-import ctypes
 import os
 import random
 import subprocess
 import sys
+from types import ModuleType
 
 import pytest
 
 from engines import mcts_alphabeta
 from engines.evaluation import DEFAULT_WEIGHTS, Weights, make_evaluator
 from engines.search.alphabeta import AlphaBeta
-from engines.search.native_betsy import Core, NativeAlphaBeta, library
+from engines.search.native_betsy import Core, NativeAlphaBeta, evaluation_tables, library
 from harness.games.betsy.rules import MAX_N, Position
 from tests.conftest import ROOT
 
@@ -24,7 +24,7 @@ ODD_WEIGHTS = Weights(base=3.0, blocked=0.25, hand=3.0, tempo=10.0, ring=1.5, st
 
 
 @pytest.fixture(scope="module")
-def lib() -> ctypes.CDLL:
+def lib() -> ModuleType:
     found = library()
     assert found is not None, "the core is not built: run .venv/bin/python engines/native/build.py"
     return found
@@ -95,32 +95,27 @@ def boards_with_lines(n: int, count: int, seed: int, priority: str) -> list[Posi
 
 @pytest.mark.parametrize("priority", ["mover", "blue"])
 @pytest.mark.parametrize("n", range(1, MAX_N + 1))
-def test_core_rules_equal_the_python_rules_on_random_positions(lib: ctypes.CDLL, n: int, priority: str) -> None:
+def test_core_rules_equal_the_python_rules_on_random_positions(lib: ModuleType, n: int, priority: str) -> None:
     cores = [(Core(lib, n, w, priority == "blue", 1000), make_evaluator(w))
              for w in (DEFAULT_WEIGHTS, mcts_alphabeta.WEIGHTS, ODD_WEIGHTS)]
     core = cores[0][0]
-    moves = (ctypes.c_int32 * (2 * n))()
-    after = ctypes.create_string_buffer(core.nbytes)
-    probe = (ctypes.c_int64 * 5)()
     lines_seen = wins_seen = 0
     positions = random_positions(n, 30 if n <= 8 else 10, 1, priority) + boards_with_lines(n, 20, 1, priority)
     for position in positions:
         key = core.encode(position.key())
-        count = lib.betsy_moves(core.handle, key, moves)
-        assert list(moves[:count]) == position.legal_moves(), position
+        assert list(lib.moves(core.handle, key)) == position.legal_moves(), position
         for move in position.legal_moves():
-            winner = lib.betsy_play(core.handle, key, move, after, core.nbytes)
+            winner, after = lib.play(core.handle, key, move)
             position.push(move)
             expected = position.winner_after_push(move)
-            assert int.from_bytes(after.raw, "little") == position.key(), (position, move)
+            assert int.from_bytes(after, "little") == position.key(), (position, move)
             assert winner == (-1 if expected is None else expected), (position, move)
             position.pop()
         outcome = position.winner()
         lines_seen += outcome is not None
         wins_seen += position.has_winning_move()
         for each, evaluate in cores:
-            lib.betsy_probe(each.handle, each.encode(position.key()), probe)
-            assert list(probe) == [
+            assert list(lib.probe(each.handle, each.encode(position.key()))) == [
                 position.has_winning_move(), position.opponent_has_winning_move(),
                 -1 if outcome is None else outcome, evaluate(position), 1,
             ], position
@@ -128,7 +123,7 @@ def test_core_rules_equal_the_python_rules_on_random_positions(lib: ctypes.CDLL,
         assert lines_seen and wins_seen
 
 
-def pair(lib: ctypes.CDLL, position: Position, weights: Weights, contempt: int, margin: int,
+def pair(lib: ModuleType, position: Position, weights: Weights, contempt: int, margin: int,
          table_limit: int = 2_000_000) -> tuple[AlphaBeta, NativeAlphaBeta]:
     evaluate = make_evaluator(weights)
     python = AlphaBeta(evaluate, table_limit=table_limit, contempt=contempt)
@@ -139,7 +134,7 @@ def pair(lib: ctypes.CDLL, position: Position, weights: Weights, contempt: int, 
 
 
 @pytest.mark.parametrize("n, depth", [(3, 11), (4, 9), (5, 8), (8, 6)])
-def test_fixed_depth_search_gives_the_same_value_move_and_nodes(lib: ctypes.CDLL, n: int, depth: int) -> None:
+def test_fixed_depth_search_gives_the_same_value_move_and_nodes(lib: ModuleType, n: int, depth: int) -> None:
     settings = [(DEFAULT_WEIGHTS, 20, 0), (mcts_alphabeta.WEIGHTS, mcts_alphabeta.CONTEMPT, 1), (ODD_WEIGHTS, 0, 5)]
     for index, position in enumerate(search_positions(n, 9, 2)):
         weights, contempt, margin = settings[index % 3]
@@ -152,7 +147,7 @@ def test_fixed_depth_search_gives_the_same_value_move_and_nodes(lib: ctypes.CDLL
         assert native.search(position, depth).nodes == python.search(position, depth).nodes
 
 
-def test_searches_agree_on_repetitions_node_limits_small_tables_and_wins_within(lib: ctypes.CDLL) -> None:
+def test_searches_agree_on_repetitions_node_limits_small_tables_and_wins_within(lib: ModuleType) -> None:
     for position in search_positions(5, 6, 3):
         # Earlier game positions (the position after each legal move and the reply back) score as
         # draws with contempt; a node limit stops both at the same node with the same partial result.
@@ -177,7 +172,7 @@ def test_searches_agree_on_repetitions_node_limits_small_tables_and_wins_within(
             assert native.nodes == python.nodes
 
 
-def test_native_searcher_refuses_a_position_of_another_size(lib: ctypes.CDLL) -> None:
+def test_native_searcher_refuses_a_position_of_another_size(lib: ModuleType) -> None:
     native = NativeAlphaBeta(lib, Position(5), DEFAULT_WEIGHTS)
     with pytest.raises(ValueError, match="size and win priority"):
         native.search(Position(6), 2)
@@ -210,7 +205,7 @@ def strip_timing(line: str) -> str:
     return " ".join(words)
 
 
-def test_hybrid_uses_the_native_searcher_unless_pure(monkeypatch: pytest.MonkeyPatch, lib: ctypes.CDLL) -> None:
+def test_hybrid_uses_the_native_searcher_unless_pure(monkeypatch: pytest.MonkeyPatch, lib: ModuleType) -> None:
     position = Position(5)
     assert type(mcts_alphabeta._searcher(position, mcts_alphabeta.evaluate)) is NativeAlphaBeta
     from engines import native
@@ -220,7 +215,7 @@ def test_hybrid_uses_the_native_searcher_unless_pure(monkeypatch: pytest.MonkeyP
     assert type(mcts_alphabeta._searcher(position, mcts_alphabeta.evaluate)) is AlphaBeta
 
 
-def test_boards_beyond_the_core_are_searched_in_python(lib: ctypes.CDLL) -> None:
+def test_boards_beyond_the_core_are_searched_in_python(lib: ModuleType) -> None:
     from engines.search.native_betsy import searcher
 
     big = Position(MAX_N + 1)  # the rules hold any n; the tools stop at MAX_N
@@ -229,3 +224,28 @@ def test_boards_beyond_the_core_are_searched_in_python(lib: ctypes.CDLL) -> None
     assert found.search(big, 1).move == 1
     with pytest.raises(ValueError, match=f"n = 1 to {MAX_N}, not {MAX_N + 1}"):
         Core(lib, MAX_N + 1, DEFAULT_WEIGHTS, False, 10)
+
+
+def test_the_module_refuses_bad_arguments_with_an_exception(lib: ModuleType) -> None:
+    """A short key, a foreign handle, a wrong evaluation or no moves raise; nothing reads past a buffer."""
+    core = Core(lib, 5, DEFAULT_WEIGHTS, False, 100)
+    key = core.encode(Position(5).key())
+    assert core.nbytes == len(key) == 11  # 2 x 40 cells and the side to move: 81 bits
+    with pytest.raises(ValueError, match="a key of n = 5 takes 11 bytes, not 10"):
+        lib.probe(core.handle, key[:10])
+    with pytest.raises(ValueError, match="set_path: fewer key bytes than count x stride"):
+        lib.set_path(core.handle, key, 2, core.nbytes)
+    with pytest.raises(TypeError, match="expected a arena.betsy_search handle"):
+        lib.probe(object(), key)
+    assert len(evaluation_tables(DEFAULT_WEIGHTS, 5)) == 63  # 3 x 6 line values, 4 flags, 41 hand values
+    with pytest.raises(ValueError, match="n = 5 takes 63 evaluation values, not 3"):
+        lib.new(5, 0, [1, 2, 3], 100)
+    with pytest.raises(ValueError, match="root: no moves to search"):
+        lib.root(core.handle, key, 1, [], [0, 256, -1, 0, 0, 1, 0], -1.0)
+    with pytest.raises(TypeError, match="root\\(\\) argument 5 must be list, not tuple"):
+        lib.root(core.handle, key, 1, [1], (0, 256, -1, 0, 0, 1, 0), -1.0)  # written back: a list
+    with pytest.raises(TypeError, match="limits: expected a list of 7 ints"):
+        lib.root(core.handle, key, 1, [1], [0, 256, -1], -1.0)
+    assert lib.new(MAX_N + 1, 0, [], 100) is None
+    stopped, out, scores = lib.root(core.handle, key, 1, Position(5).legal_moves(), [0, 256, -1, 0, 0, 1, 0], -1.0)
+    assert stopped == 0 and len(out) == 5 and len(scores) == len(Position(5).legal_moves())

@@ -5,12 +5,12 @@ root scores, principal variation and node count from fixed-depth searches of sev
 
 from __future__ import annotations
 
-import ctypes
 import os
 import random
 import subprocess
 import sys
 import time
+from types import ModuleType
 
 import pytest
 
@@ -27,7 +27,7 @@ WIDE = [(12, 10), (10, 12), (11, 11), (11, 12), (12, 11), (12, 12)]
 
 
 @pytest.fixture(scope="module")
-def lib() -> ctypes.CDLL:
+def lib() -> ModuleType:
     found = library()
     assert found is not None, "the core is not built: run .venv/bin/python engines/native/build.py"
     return found
@@ -73,13 +73,12 @@ def search_positions(width: int, height: int, count: int, seed: int) -> list[Pos
 
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_core_rules_and_evaluation_equal_the_python_ones_on_random_positions(
-        lib: ctypes.CDLL, width: int, height: int) -> None:
+        lib: ModuleType, width: int, height: int) -> None:
     core = Core(lib, width, height, 1000)
-    out = (ctypes.c_int64 * (7 + 2 * width))()
     terms_seen = [0] * len(connect4_evaluation.FEATURES)
     positions = random_positions(width, height, 100, 1) + random_positions(width, height, 40, 2, past_wins=True)
     for position in positions:
-        lib.c4s_probe(core.handle, *Core.board(position), out)
+        out = lib.probe(core.handle, *position.masks, width)
         moves = position.legal_moves()
         winners = []
         for move in moves:
@@ -103,7 +102,7 @@ def test_core_rules_and_evaluation_equal_the_python_ones_on_random_positions(
     assert all(terms_seen), terms_seen
 
 
-def pair(lib: ctypes.CDLL, position: Position, contempt: int, margin: int,
+def pair(lib: ModuleType, position: Position, contempt: int, margin: int,
          table_limit: int = 2_000_000) -> tuple[AlphaBeta, NativeAlphaBeta]:
     python = AlphaBeta(connect4_evaluation.evaluate, table_limit=table_limit, contempt=contempt)
     native = NativeAlphaBeta(lib, position, table_limit=table_limit, contempt=contempt)
@@ -115,7 +114,7 @@ def pair(lib: ctypes.CDLL, position: Position, contempt: int, margin: int,
     (4, 4, 14), (5, 6, 11), (7, 6, 10), (8, 8, 9), (10, 10, 8), (11, 10, 8), (12, 9, 7), (9, 12, 7),
     (12, 10, 7), (10, 12, 7), (11, 11, 7), (11, 12, 7), (12, 11, 7), (12, 12, 7)])
 def test_fixed_depth_search_gives_the_same_value_move_scores_pv_and_nodes(
-        lib: ctypes.CDLL, width: int, height: int, depth: int) -> None:
+        lib: ModuleType, width: int, height: int, depth: int) -> None:
     settings = [(0, 0), (alphabeta.CONTEMPT, 0), (mcts_alphabeta.CONTEMPT, mcts_alphabeta.MARGIN), (0, 80)]
     for index, position in enumerate(search_positions(width, height, 8, 1)):
         contempt, margin = settings[index % len(settings)]
@@ -130,7 +129,7 @@ def test_fixed_depth_search_gives_the_same_value_move_scores_pv_and_nodes(
 
 @pytest.mark.parametrize("width, height", [(7, 6), (8, 8), (11, 10), (12, 12)])  # each board type
 def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_within(
-        lib: ctypes.CDLL, width: int, height: int) -> None:
+        lib: ModuleType, width: int, height: int) -> None:
     for position in search_positions(width, height, 6, 2):
         # Keys passed as earlier game positions score as draws, with contempt, where the search
         # meets them (here: positions two plies on); a node limit stops both at the same node.
@@ -161,7 +160,7 @@ def test_searches_agree_on_earlier_positions_node_limits_small_tables_and_wins_w
             assert native.nodes == python.nodes
 
 
-def test_a_deadline_stops_the_native_search(lib: ctypes.CDLL) -> None:
+def test_a_deadline_stops_the_native_search(lib: ModuleType) -> None:
     position = Position(8, 8)
     native = NativeAlphaBeta(lib, position)
     start = time.monotonic()
@@ -172,14 +171,14 @@ def test_a_deadline_stops_the_native_search(lib: ctypes.CDLL) -> None:
     assert results[-1].depth < 64
 
 
-def test_native_searcher_refuses_a_position_of_another_size(lib: ctypes.CDLL) -> None:
+def test_native_searcher_refuses_a_position_of_another_size(lib: ModuleType) -> None:
     native = NativeAlphaBeta(lib, Position(7, 6))
     with pytest.raises(ValueError, match="the size it was made for"):
         native.search(Position(6, 7), 2)
 
 
 def test_searcher_is_native_at_every_size_with_the_searches_evaluation_and_refuses_other_sizes(
-        lib: ctypes.CDLL, monkeypatch: pytest.MonkeyPatch) -> None:
+        lib: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     evaluate = connect4_evaluation.evaluate
     for width, height in SIZES:  # every size, the boards over 128 bits too
         assert type(searcher(Position(width, height), evaluate)) is NativeAlphaBeta
@@ -187,7 +186,7 @@ def test_searcher_is_native_at_every_size_with_the_searches_evaluation_and_refus
         assert not fits(width, height)
         with pytest.raises(ValueError, match=f"boards of 4x4 to 12x12, not {width}x{height}"):
             Core(lib, width, height, 10)
-        assert not lib.c4s_new(width, height, (ctypes.c_int64 * 7)(), 10)
+        assert lib.new(width, height, [0] * 7, 10) is None
 
     def other(position: Position) -> int:
         return 0
@@ -230,3 +229,22 @@ def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: in
             outputs.append((done.stdout, info))
         assert outputs[0] == outputs[1], engine
         assert sum(line.startswith("info depth") for line in outputs[0][1]) == depth, outputs[0]
+
+
+def test_the_module_refuses_bad_arguments_with_an_exception(lib: ModuleType) -> None:
+    """A board too wide or negative, a foreign handle, wrong weights or no moves raise."""
+    core = Core(lib, 7, 6, 100)
+    x, o = Position(7, 6).masks
+    for board, message in ((1 << 192, "at most 192 bits"), (-1, "non-negative")):
+        with pytest.raises(ValueError, match=message):
+            lib.table_move(core.handle, board, o)
+        with pytest.raises(ValueError, match=message):
+            lib.set_path(core.handle, [board])
+    with pytest.raises(TypeError, match="expected a arena.connect4_search handle"):
+        lib.table_move(object(), x, o)
+    with pytest.raises(ValueError, match="expected 7 evaluation weights, got 2"):
+        lib.new(7, 6, [1, 2], 100)
+    with pytest.raises(ValueError, match="root: no moves to search"):
+        lib.root(core.handle, x, o, 1, [], [0, 256, -1, 0, 0, 1, 0], -1.0)
+    stopped, out, scores = lib.root(core.handle, x, o, 1, [4, 3, 5], [0, 256, -1, 0, 0, 1, 0], -1.0)
+    assert stopped == 0 and out[1] in (3, 4, 5) and len(scores) == 3

@@ -1,7 +1,8 @@
 /* The Betsy alpha-beta core: the rules of harness/games/betsy/rules.py, the evaluation of
  * engines/evaluation.py and the negamax of engines/search/alphabeta.py (AlphaBeta._root and
  * _negamax), move for move, so that a fixed-depth search returns the same value, best move and
- * node count as the Python one. Driven from engines/search/native_betsy.py through ctypes.
+ * node count as the Python one. Driven from engines/search/native_betsy.py through its Python module
+ * (py_betsy_search.c).
  *
  * Boards. Cell (column c, height h) is bit c * (n + 3) + h, as in the Python rules. A board of
  * n <= 16 has up to 304 cells, so each colour is an array of up to five 64-bit words (only

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Compile the native search core: every ``engines/native/*.c`` into ``engines/native/_build/<name>.so``
-with the system C compiler (``$CC``, else ``cc``, else ``gcc``), only where the library is missing or
-older than its source or any header in this folder (``--if-stale``; without it, every one).
+"""Compile the native search core: every ``engines/native/py_<name>.c`` (the core ``<name>.c`` with its
+interface to Python) into the extension module ``engines/native/_<name>`` + this interpreter's extension
+suffix, with the system C compiler (``$CC``, else ``cc``, else ``gcc``) and Python's headers, only where
+the module is missing or older than its sources (``--if-stale``; without it, every one).
 
 Flags: -O3 tuned for this processor (``-mtune=native`` schedules instructions for it and adds none, so
 the library still runs on any machine of its architecture), plus ``-mpopcnt`` on an x86-64 processor
@@ -9,8 +10,9 @@ that has the instruction (every one since 2008; without it a bit count is a doze
 solver counts bits at every node: about 1.4 times the positions per second on Pons's Middle-Medium set).
 A compiler that refuses those flags gets the portable ``-O2`` alone.
 
-Exit status 0 when every library is built; otherwise one warning line per source that could not be
-built on stderr, status 1, and the engines search in pure Python (the same answers, slower).
+Exit status 0 when every module is built; otherwise one warning line on stderr (no compiler, no Python
+headers, or one per module that failed), status 1, and those searches run in pure Python (the same
+answers, slower).
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # run as a script: the repository's root
 
-from engines.native import stale  # noqa: E402  (the rule load() refuses a library by)
+from engines.native import module_path, stale  # noqa: E402  (where load() looks, and the rule it refuses by)
 
-BUILD = os.path.join(HERE, "_build")
 FLAGS = ["-std=c11", "-fPIC", "-shared", "-Wall", "-Werror=implicit-function-declaration"]
 PORTABLE = ["-O2"]
 
@@ -61,27 +63,33 @@ def compiler() -> str | None:
     return None
 
 
-def build(name: str, cc: str) -> str | None:
-    """Compile ``name.c``; None, or why it failed (one line). Written to a temporary file and moved
-    into place, so a running engine never loads a half-written library."""
-    source = os.path.join(HERE, f"{name}.c")
-    target = os.path.join(BUILD, f"{name}.so")
-    os.makedirs(BUILD, exist_ok=True)
-    handle, partial = tempfile.mkstemp(dir=BUILD, suffix=".so.partial")
+def python_headers() -> str | None:
+    """The folder holding this interpreter's ``Python.h``, or None where it is not installed."""
+    folder = sysconfig.get_paths()["include"]
+    return folder if os.path.isfile(os.path.join(folder, "Python.h")) else None
+
+
+def build(name: str, cc: str, headers: str) -> str | None:
+    """Compile ``py_<name>.c`` into module ``_<name>``; None, or why it failed (one line). Written to a
+    temporary file and moved into place, so a running engine never loads a half-written module."""
+    source = os.path.join(HERE, f"py_{name}.c")
+    target = module_path(name, HERE)
+    handle, partial = tempfile.mkstemp(dir=HERE, prefix=f"_{name}.", suffix=".partial")
     os.close(handle)
+    link = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
     try:
         for options in (tuned(), PORTABLE):
-            done = subprocess.run([cc, *options, *FLAGS, "-o", partial, source], capture_output=True, text=True,
-                                  timeout=300)
+            done = subprocess.run([cc, *options, *FLAGS, *link, "-I", headers, "-o", partial, source],
+                                  capture_output=True, text=True, timeout=300)
             if done.returncode == 0:
                 break
         if done.returncode != 0:
             first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:200])
-            return f"{cc} failed on {name}.c: {first}"
+            return f"{cc} failed on py_{name}.c: {first}"
         os.replace(partial, target)
         return None
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"{cc} could not build {name}.c: {error}"
+        return f"{cc} could not build py_{name}.c: {error}"
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
@@ -89,21 +97,23 @@ def build(name: str, cc: str) -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--if-stale", action="store_true", help="build only missing or out-of-date libraries")
+    parser.add_argument("--if-stale", action="store_true", help="build only missing or out-of-date modules")
     args = parser.parse_args()
-    names = sorted(entry[:-2] for entry in os.listdir(HERE) if entry.endswith(".c"))
-    todo = [name for name in names if not args.if_stale or stale(os.path.join(HERE, f"{name}.c"),
-                                                                   os.path.join(BUILD, f"{name}.so"))]
+    names = sorted(entry[3:-2] for entry in os.listdir(HERE) if entry.startswith("py_") and entry.endswith(".c"))
+    todo = [name for name in names if not args.if_stale or stale(name, HERE)]
     if not todo:
         return 0
     cc = compiler()
-    if cc is None:
-        print("warning: no C compiler (cc or gcc; install gcc), so the native search core is not built and "
-              "the engines search in pure Python (the same answers, slower)", file=sys.stderr)
+    headers = python_headers()
+    missing = ("a C compiler (cc or gcc; install gcc)" if cc is None else
+               "Python's headers (Python.h; install python3-dev, or your Python's development files)")
+    if cc is None or headers is None:
+        print(f"warning: no {missing}, so the native search core is not built and the engines search in "
+              "pure Python (the same answers, slower)", file=sys.stderr)
         return 1
     failed = 0
     for name in todo:
-        problem = build(name, cc)
+        problem = build(name, cc, headers)
         if problem is not None:
             failed += 1
             print(f"warning: {problem}; that search runs in pure Python (the same answers, slower)", file=sys.stderr)

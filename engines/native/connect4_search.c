@@ -2,7 +2,7 @@
  * _negamax) with the rules of harness/games/connect4 and the evaluation of
  * engines/connect4_evaluation.evaluate, move for move, so that a fixed-depth search returns the same
  * value, best move, root scores and node count as the Python one. Driven from
- * engines/search/native_connect4.py through ctypes.
+ * engines/search/native_connect4.py through its Python module (py_connect4_search.c).
  *
  * Boards are Pons's layout, as in the Python rules: cell (column c, height h) is bit c * (H + 1) + h,
  * one sentinel bit above each column, in the smallest of board.h's three types that holds them:
@@ -24,7 +24,9 @@
  */
 #ifndef C4S_BODY
 
+#ifndef _DEFAULT_SOURCE /* (Python.h defines it too) */
 #define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
+#endif
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,7 +100,7 @@ typedef struct {
 #include "connect4_search.c" /* this file, again: the body below */
 #undef C4S_BODY
 
-/* ---- exported (ctypes) ---- */
+/* ---- the interface (its Python module: py_connect4_search.c) ---- */
 
 #define DISPATCH(ctx, call) \
     (((head_t *)(ctx))->bits == 64 ? call##_64 : ((head_t *)(ctx))->bits == 128 ? call##_128 : call##_192)

@@ -17,7 +17,9 @@
  */
 #ifndef C4_BODY
 
+#ifndef _DEFAULT_SOURCE /* (Python.h defines it too) */
 #define _DEFAULT_SOURCE /* clock_gettime, mmap's MAP_ANONYMOUS and madvise under -std=c11 */
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,7 @@ typedef struct {
 #include "connect4_solver.c" /* this file, again: the body below */
 #undef C4_BODY
 
-/* ---- exported (ctypes) ---- */
+/* ---- the interface (its Python module: py_connect4_solver.c) ---- */
 
 void *c4_new(int width, int height, int64_t table_size) {
     if (width < 4 || height < 4 || width > C4_MAX_W || height > 12 || table_size < 0) return NULL;

@@ -9,12 +9,10 @@ and results stay in ``AlphaBeta.iterate``; one C call searches one depth.
 
 ``searcher`` is what engines call: the native searcher for a Betsy position when the core is built
 and loaded (``engines.native.load``), else the Python ``AlphaBeta`` as before. Import this module
-only where a search starts: it loads ctypes and the library.
+only where a search starts: it loads the core's module.
 """
 
 from __future__ import annotations
-
-import ctypes
 
 from engines.evaluation import Weights, make_evaluator
 from engines.native import load
@@ -25,45 +23,16 @@ from harness.games.betsy.rules import MAX_N
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
     from typing import Any
 
     from engines.search.game import Game
 
-_I64 = ctypes.c_int64
-_P = ctypes.c_char_p
-_declared: list[ctypes.CDLL] = []
 
 
-def library() -> ctypes.CDLL | None:
-    """The loaded core with its functions declared, or None (not built, stale, or ARENA_PURE=1)."""
-    lib = load("betsy_search")
-    if lib is None:
-        return None
-    if not _declared:
-        i64p = ctypes.POINTER(_I64)
-        i32p = ctypes.POINTER(ctypes.c_int32)
-        lib.betsy_new.argtypes = [ctypes.c_int, ctypes.c_int, i64p, _I64]
-        lib.betsy_new.restype = ctypes.c_void_p
-        lib.betsy_free.argtypes = [ctypes.c_void_p]
-        lib.betsy_free.restype = None
-        lib.betsy_set_path.argtypes = [ctypes.c_void_p, _P, ctypes.c_int, ctypes.c_int]
-        lib.betsy_set_path.restype = None
-        lib.betsy_root.argtypes = [ctypes.c_void_p, _P, ctypes.c_int, i32p, ctypes.c_int, i64p,
-                                   ctypes.c_double, i64p, i64p]
-        lib.betsy_root.restype = ctypes.c_int
-        lib.betsy_negamax.argtypes = [ctypes.c_void_p, _P, ctypes.c_int, _I64, _I64, ctypes.c_int, i64p,
-                                      ctypes.c_double, i64p]
-        lib.betsy_negamax.restype = ctypes.c_int
-        lib.betsy_table_move.argtypes = [ctypes.c_void_p, _P]
-        lib.betsy_table_move.restype = ctypes.c_int
-        lib.betsy_moves.argtypes = [ctypes.c_void_p, _P, i32p]
-        lib.betsy_moves.restype = ctypes.c_int
-        lib.betsy_play.argtypes = [ctypes.c_void_p, _P, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-        lib.betsy_play.restype = ctypes.c_int
-        lib.betsy_probe.argtypes = [ctypes.c_void_p, _P, i64p]
-        lib.betsy_probe.restype = None
-        _declared.append(lib)
-    return lib
+def library() -> ModuleType | None:
+    """The core's module (engines.native._betsy_search), or None (not built, stale, or ARENA_PURE=1)."""
+    return load("betsy_search")
 
 
 def evaluation_tables(weights: Weights, n: int) -> list[int]:
@@ -81,9 +50,9 @@ def evaluation_tables(weights: Weights, n: int) -> list[int]:
 
 class Core:
     """One native context: a board size's geometry and evaluation, and the search's table, killers
-    and history. Freed with the object."""
+    and history, in a handle that frees them when it goes."""
 
-    def __init__(self, lib: ctypes.CDLL, n: int, weights: Weights, blue_priority: bool,
+    def __init__(self, lib: ModuleType, n: int, weights: Weights, blue_priority: bool,
                  table_limit: int) -> None:
         self.lib = lib
         self.n = n
@@ -92,15 +61,10 @@ class Core:
         if not 1 <= n <= MAX_N:
             raise ValueError(f"the native Betsy core holds boards of n = 1 to {MAX_N}, not {n}")
         tables = evaluation_tables(weights, n)
-        handle = lib.betsy_new(n, int(blue_priority), (_I64 * len(tables))(*tables), table_limit)
-        if not handle:
+        handle = lib.new(n, int(blue_priority), tables, table_limit)
+        if handle is None:
             raise MemoryError(f"the native Betsy core could not set up n = {n}")
-        self.handle: int = handle
-
-    def __del__(self) -> None:
-        handle = getattr(self, "handle", None)
-        if handle:
-            self.lib.betsy_free(handle)
+        self.handle: object = handle
 
     def encode(self, key: int) -> bytes:
         """A Python position key (Position.key()) as the core reads it."""
@@ -112,7 +76,7 @@ class NativeAlphaBeta(AlphaBeta):
 
     __slots__ = ("core", "win_priority")
 
-    def __init__(self, lib: ctypes.CDLL, position: Position, weights: Weights, table_limit: int = 2_000_000,
+    def __init__(self, lib: ModuleType, position: Position, weights: Weights, table_limit: int = 2_000_000,
                  contempt: int = 0, evaluate: Callable[[Any], int] | None = None) -> None:
         super().__init__(evaluate or make_evaluator(weights), table_limit, contempt)
         self.core = Core(lib, position.n, weights, position.win_priority == "blue", table_limit)
@@ -126,11 +90,12 @@ class NativeAlphaBeta(AlphaBeta):
     def _sync_path(self) -> None:
         core = self.core
         keys = b"".join(core.encode(key) for key in self.path)
-        core.lib.betsy_set_path(core.handle, keys, len(self.path), core.nbytes)
+        core.lib.set_path(core.handle, keys, len(self.path), core.nbytes)
 
-    def _limits(self) -> ctypes.Array[ctypes.c_int64]:
-        return (_I64 * 7)(self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
-                          self.contempt, self._root_turn, int(self.reductions), self.root_margin)
+    def _limits(self) -> list[int]:
+        """The limits list the core's searches take: nodes and next_check are written back into it."""
+        return [self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
+                          self.contempt, self._root_turn, int(self.reductions), self.root_margin]
 
     def _root(
         self, game: Game, depth: int, moves: list[int], previous_best: int
@@ -141,11 +106,8 @@ class NativeAlphaBeta(AlphaBeta):
         key = game.key()
         self._sync_path()
         io = self._limits()
-        out = (_I64 * 5)()
-        found = (_I64 * len(ordered))()
-        stopped = core.lib.betsy_root(
-            core.handle, core.encode(key), depth, (ctypes.c_int32 * len(ordered))(*ordered), len(ordered), io,
-            -1.0 if self.deadline is None else self.deadline, out, found)
+        stopped, out, found = core.lib.root(core.handle, core.encode(key), depth, ordered, io,
+                                            -1.0 if self.deadline is None else self.deadline)
         self.nodes, self._next_check = io[0], io[1]
         if stopped:
             self._partial = (out[2], out[3], out[4])
@@ -164,17 +126,16 @@ class NativeAlphaBeta(AlphaBeta):
         self._next_check = self.nodes + _CHECK_EVERY
         self._sync_path()
         io = self._limits()
-        out = (_I64 * 1)()
-        stopped = core.lib.betsy_negamax(core.handle, core.encode(game.key()), depth, WIN_BOUND, WIN_BOUND + 1,
-                                         0, io, -1.0 if deadline is None else deadline, out)
+        stopped, score = core.lib.negamax(core.handle, core.encode(game.key()), depth, WIN_BOUND, WIN_BOUND + 1,
+                                          0, io, -1.0 if deadline is None else deadline)
         self.nodes, self._next_check = io[0], io[1]
-        return None if stopped else out[0] > WIN_BOUND
+        return None if stopped else score > WIN_BOUND
 
     def _table_move(self, game: Game) -> int:
         """The best move the core's table holds for ``game``'s position, or 0 for none (the principal
         variation is AlphaBeta's, read from this table)."""
         core = self.core
-        move: int = core.lib.betsy_table_move(core.handle, core.encode(game.key()))
+        move: int = core.lib.table_move(core.handle, core.encode(game.key()))
         return move
 
 

@@ -9,12 +9,11 @@ as the Python one (tests/test_native_connect4.py). Iterative deepening, root ord
 results stay in ``AlphaBeta.iterate``; one C call searches one depth.
 
 Every supported size (4x4 to 12x12) is searched natively: the core holds a board in 64 bits, 128, or
-three 64-bit words (10x12 to 12x12, up to 156 bits), and takes each board as three words.
+three 64-bit words (10x12 to 12x12, up to 156 bits), and takes each board as a Python int.
 
 ``searcher`` is what engines call: the native searcher for a Connect Four position with the searches'
 evaluation when the core is built and loaded (``engines.native.load``), else the Python ``AlphaBeta``
-as before. Import this module only where a search starts; ctypes is imported only when the library
-is loaded, so the pure-Python path (``ARENA_PURE=1``, no library) does not pay for it.
+as before. Import this module only where a search starts: it loads the core's module.
 """
 
 from __future__ import annotations
@@ -26,48 +25,19 @@ from harness.games.connect4 import MAX_SIZE, MIN_SIZE, Position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import ctypes
     from collections.abc import Callable
+    from types import ModuleType
     from typing import Any
 
     from engines.search.game import Game
 
-_MASK = (1 << 64) - 1
 MAX_BITS = 192
 """The largest board the core holds, in bits (columns x (rows + 1)): more than 12x12's 156."""
-_declared: list[ctypes.CDLL] = []
 
 
-def library() -> ctypes.CDLL | None:
-    """The loaded core with its functions declared, or None (not built, stale, or ARENA_PURE=1)."""
-    lib = load("connect4_search")
-    if lib is None:
-        return None
-    if not _declared:
-        import ctypes
-
-        _I64, _U64 = ctypes.c_int64, ctypes.c_uint64
-        i64p = ctypes.POINTER(_I64)
-        words = ctypes.POINTER(_U64)
-        board = [words, words]  # x's discs, o's: three words each
-        lib.c4s_new.argtypes = [ctypes.c_int, ctypes.c_int, i64p, _I64]
-        lib.c4s_new.restype = ctypes.c_void_p
-        lib.c4s_free.argtypes = [ctypes.c_void_p]
-        lib.c4s_free.restype = None
-        lib.c4s_set_path.argtypes = [ctypes.c_void_p, ctypes.POINTER(_U64), ctypes.c_int]
-        lib.c4s_set_path.restype = ctypes.c_int
-        lib.c4s_root.argtypes = [ctypes.c_void_p, *board, ctypes.c_int, ctypes.POINTER(ctypes.c_int32),
-                                 ctypes.c_int, i64p, ctypes.c_double, i64p, i64p]
-        lib.c4s_root.restype = ctypes.c_int
-        lib.c4s_negamax.argtypes = [ctypes.c_void_p, *board, ctypes.c_int, _I64, _I64, ctypes.c_int, i64p,
-                                    ctypes.c_double, i64p]
-        lib.c4s_negamax.restype = ctypes.c_int
-        lib.c4s_table_move.argtypes = [ctypes.c_void_p, *board]
-        lib.c4s_table_move.restype = ctypes.c_int
-        lib.c4s_probe.argtypes = [ctypes.c_void_p, *board, i64p]
-        lib.c4s_probe.restype = None
-        _declared.append(lib)
-    return lib
+def library() -> ModuleType | None:
+    """The core's module (engines.native._connect4_search), or None (not built, stale, or ARENA_PURE=1)."""
+    return load("connect4_search")
 
 
 def fits(width: int, height: int) -> bool:
@@ -82,41 +52,20 @@ def weights() -> list[int]:
     return [e.CENTRE, e.THREAT, e.WEAK_THREAT, *e.FREE]
 
 
-def words(bits: int) -> tuple[int, int, int]:
-    """A bitboard of up to 192 bits as its three 64-bit words, lowest first."""
-    return bits & _MASK, bits >> 64 & _MASK, bits >> 128
-
-
 class Core:
     """One native context: a board size's geometry and the evaluation's weights, and the search's
-    table, killers and history. Freed with the object."""
+    table, killers and history, in a handle that frees them when it goes."""
 
-    def __init__(self, lib: ctypes.CDLL, width: int, height: int, table_limit: int) -> None:
+    def __init__(self, lib: ModuleType, width: int, height: int, table_limit: int) -> None:
         self.lib = lib
         self.size = (width, height)
         if not fits(width, height):
             raise ValueError(f"the native Connect Four search holds boards of {MIN_SIZE}x{MIN_SIZE} to "
                              f"{MAX_SIZE}x{MAX_SIZE}, not {width}x{height}")
-        import ctypes
-
-        values = weights()
-        handle = lib.c4s_new(width, height, (ctypes.c_int64 * len(values))(*values), table_limit)
-        if not handle:
+        handle = lib.new(width, height, weights(), table_limit)
+        if handle is None:
             raise MemoryError(f"the native Connect Four search could not set up {width}x{height}")
-        self.handle: int = handle
-
-    def __del__(self) -> None:
-        handle = getattr(self, "handle", None)
-        if handle:
-            self.lib.c4s_free(handle)
-
-    @staticmethod
-    def board(position: Position) -> tuple[ctypes.Array[ctypes.c_uint64], ctypes.Array[ctypes.c_uint64]]:
-        """The position's discs as ``c4s_*`` take them: x's three words, then o's."""
-        import ctypes
-
-        x, o = position.masks
-        return (ctypes.c_uint64 * 3)(*words(x)), (ctypes.c_uint64 * 3)(*words(o))
+        self.handle: object = handle
 
 
 class NativeAlphaBeta(AlphaBeta):
@@ -124,43 +73,35 @@ class NativeAlphaBeta(AlphaBeta):
 
     __slots__ = ("core",)
 
-    def __init__(self, lib: ctypes.CDLL, position: Position, table_limit: int = 2_000_000, contempt: int = 0,
+    def __init__(self, lib: ModuleType, position: Position, table_limit: int = 2_000_000, contempt: int = 0,
                  evaluate: Callable[[Any], int] | None = None) -> None:
         super().__init__(evaluate or connect4_evaluation.evaluate, table_limit, contempt)
         self.core = Core(lib, position.width, position.height, table_limit)
 
-    def _board(self, game: Game) -> tuple[ctypes.Array[ctypes.c_uint64], ctypes.Array[ctypes.c_uint64]]:
+    def _board(self, game: Game) -> tuple[int, int]:
+        """The position's discs as the core takes them: x's, then o's."""
         if not isinstance(game, Position) or game.size != self.core.size:
             raise ValueError("a native Connect Four searcher searches positions of the size it was made for")
-        return Core.board(game)
+        return game.masks
 
     def _sync_path(self) -> None:
-        import ctypes
+        self.core.lib.set_path(self.core.handle, list(self.path))
 
-        keys = [word for key in self.path for word in words(key)]
-        self.core.lib.c4s_set_path(self.core.handle, (ctypes.c_uint64 * len(keys))(*keys), len(self.path))
-
-    def _limits(self) -> ctypes.Array[ctypes.c_int64]:
-        import ctypes
-
-        return (ctypes.c_int64 * 7)(self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
-                          self.contempt, self._root_turn, int(self.reductions), self.root_margin)
+    def _limits(self) -> list[int]:
+        """The limits list the core's searches take: nodes and next_check are written back into it."""
+        return [self.nodes, self._next_check, -1 if self.max_nodes is None else self.max_nodes,
+                self.contempt, self._root_turn, int(self.reductions), self.root_margin]
 
     def _root(
         self, game: Game, depth: int, moves: list[int], previous_best: int
     ) -> tuple[int, int, list[int], dict[int, int]]:
-        import ctypes
-
         board = self._board(game)
         core = self.core
         ordered = [previous_best] + [m for m in moves if m != previous_best]
         self._sync_path()
         io = self._limits()
-        out = (ctypes.c_int64 * 5)()
-        found = (ctypes.c_int64 * len(ordered))()
-        stopped = core.lib.c4s_root(
-            core.handle, *board, depth, (ctypes.c_int32 * len(ordered))(*ordered), len(ordered), io,
-            -1.0 if self.deadline is None else self.deadline, out, found)
+        stopped, out, found = core.lib.root(core.handle, *board, depth, ordered, io,
+                                            -1.0 if self.deadline is None else self.deadline)
         self.nodes, self._next_check = io[0], io[1]
         if stopped:
             self._partial = (out[2], out[3], out[4])
@@ -171,8 +112,6 @@ class NativeAlphaBeta(AlphaBeta):
         return out[0], out[1], reordered, scores
 
     def wins_within(self, game: Game, depth: int, deadline: float | None = None) -> bool | None:
-        import ctypes
-
         board = self._board(game)
         core = self.core
         self.path = set()
@@ -181,16 +120,15 @@ class NativeAlphaBeta(AlphaBeta):
         self._next_check = self.nodes + _CHECK_EVERY
         self._sync_path()
         io = self._limits()
-        out = (ctypes.c_int64 * 1)()
-        stopped = core.lib.c4s_negamax(core.handle, *board, depth, WIN_BOUND, WIN_BOUND + 1, 0, io,
-                                       -1.0 if deadline is None else deadline, out)
+        stopped, score = core.lib.negamax(core.handle, *board, depth, WIN_BOUND, WIN_BOUND + 1, 0, io,
+                                          -1.0 if deadline is None else deadline)
         self.nodes, self._next_check = io[0], io[1]
-        return None if stopped else out[0] > WIN_BOUND
+        return None if stopped else score > WIN_BOUND
 
     def _table_move(self, game: Game) -> int:
         """The best move the core's table holds for ``game``'s position, or 0 for none (the principal
         variation is AlphaBeta's, read from this table)."""
-        move: int = self.core.lib.c4s_table_move(self.core.handle, *self._board(game))
+        move: int = self.core.lib.table_move(self.core.handle, *self._board(game))
         return move
 
 
