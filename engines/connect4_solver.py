@@ -179,18 +179,28 @@ class Solver:
         self._table.clear()
         self._nodes_before = self._node_count()
 
-    def solve(self, state: State, max_nodes: int | None = None, deadline: float | None = None) -> int:
+    def solve(self, state: State, max_nodes: int | None = None, deadline: float | None = None, *,
+              low: int | None = None, high: int | None = None) -> int:
         """The exact score of ``state`` for the side to move.
 
         ``max_nodes`` (positions visited by this call) and ``deadline`` (a time.monotonic() value,
         looked at every few thousand nodes) bound the search: OutOfBudget when either runs out. A
         search stopped by an exception (OutOfBudget, a signal handler's timeout) leaves in the table
-        only bounds proven before it, so the solver stays usable for the next position."""
+        only bounds proven before it, so the solver stays usable for the next position.
+
+        ``low`` and ``high`` (low < high) ask less than the exact score, and cost fewer null-window
+        searches: a result <= ``low`` says only that the score is <= ``low``, a result >= ``high`` that
+        it is >= ``high``; between them it is exact. ``low=-1, high=1`` gives the value alone (won,
+        drawn or lost: a weak solve, two null-window searches at most); ``low=v - 1, high=v`` asks
+        only whether the score reaches ``v`` (one)."""
+        window = (-_NO_LIMIT if low is None else low, _NO_LIMIT if high is None else high)
+        if window[0] >= window[1]:
+            raise ValueError(f"a window needs low < high, not {low} and {high}")
         if self._native is not None:
             self._check_state(state)
-            return self._native.solve(self, state, max_nodes, deadline)
+            return self._native.solve(self, state, max_nodes, deadline, window)
         if max_nodes is None and deadline is None:
-            return self._solve(state)
+            return self._solve(state, window)
         start = self._node_count()
         limit = None if max_nodes is None else start + max_nodes
 
@@ -204,7 +214,7 @@ class Solver:
 
         self._set_stop(stop(), stop)
         try:
-            return self._solve(state)
+            return self._solve(state, window)
         finally:
             self._set_stop(None, None)
 
@@ -212,7 +222,7 @@ class Solver:
         if state.width != self.width or state.height != self.height:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
 
-    def _solve(self, state: State) -> int:
+    def _solve(self, state: State, window: tuple[int, int]) -> int:
         self._check_state(state)
         size = self.width * self.height
         current, mask, moves = state.current, state.mask, state.moves
@@ -220,6 +230,7 @@ class Solver:
             return (size + 1 - moves) // 2
         opponent_wins = winning_cells(current ^ mask, self._board & ~mask, self.height)
         low, high = -((size - moves) // 2), (size + 1 - moves) // 2
+        low, high = max(low, window[0]), min(high, window[1])  # the window (see solve)
         negamax = self._negamax
         # Null-window searches narrow [low, high]; probing nearer 0 first finds draws and slow wins sooner.
         while low < high:
@@ -433,6 +444,8 @@ class Solver:
 
 _OUT_OF_BUDGET = -1000
 """What the native core returns when its budget ran out (no score is that low)."""
+_NO_LIMIT = 1 << 20
+"""A window's side that asks nothing (scores are at most 12 x 12 / 2 + 1 in size)."""
 
 
 def _timer_armed() -> bool:
@@ -473,7 +486,8 @@ class _Native:
     def reset(self) -> None:
         self.lib.reset(self.handle)
 
-    def solve(self, solver: Solver, state: State, max_nodes: int | None, deadline: float | None) -> int:
+    def solve(self, solver: Solver, state: State, max_nodes: int | None, deadline: float | None,
+              window: tuple[int, int]) -> int:
         """The score, or OutOfBudget. While a timer signal is armed (the engines' endgame timer, the
         progress of ``arena solve``), the search runs on a helper thread so that the handler runs on
         time in the main thread (reading ``bounds`` and ``nodes``); an exception it raises stops the
@@ -481,9 +495,9 @@ class _Native:
         args = (self.handle, state.current, state.mask, state.moves, -1 if max_nodes is None else max(0, max_nodes),
                 deadline is not None, 0.0 if deadline is None else deadline)
         if not _timer_armed():
-            score = int(self.lib.solve(*args, False))
+            score = int(self.lib.solve(*args, False, *window))
         else:
-            score = self._watched(solver, args)
+            score = self._watched(solver, (*args, True, *window))
         if score == _OUT_OF_BUDGET:
             raise OutOfBudget
         return score
@@ -502,7 +516,7 @@ class _Native:
 
         def search() -> None:
             try:
-                result.append(int(self.lib.solve(*args, True)))
+                result.append(int(self.lib.solve(*args)))
             finally:
                 finished.append(True)  # before the release: a waiter that missed it still sees this
                 done.release()

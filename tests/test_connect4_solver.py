@@ -397,6 +397,52 @@ def test_native_and_python_searches_visit_the_same_nodes_on_pons_samples(name: s
         assert native.nodes == python.nodes, moves
 
 
+def windowed(score: int, low: int, high: int, result: int) -> bool:
+    """Whether ``result`` is what a solve with the window (low, high) may say of ``score``."""
+    return result <= low if score <= low else result >= high if score >= high else result == score
+
+
+def test_a_window_proves_only_what_it_asks_the_same_both_ways_and_the_value_alone_costs_less() -> None:
+    # The value alone (-1, 1), whether the score reaches each side of its sign or the exact score
+    # (v - 1, v), and a wide window: native and Python give the same result with the same nodes. The
+    # value alone costs fewer nodes over the sample than the exact score (not on every position: the
+    # exact search's first probes below a draw fill the table with easy bounds).
+    weak = exact = 0
+    for name in ("Test_L2_R1", "Test_L2_R2", "Test_L3_R1"):
+        for moves, text in [line.split() for line in (PONS / name).read_text().splitlines()][:6]:
+            state, score = parse_moves(moves), int(text)
+            solver = native_solver(table_size=4096)
+            solver.solve(state)
+            exact += solver.nodes
+            for low, high in ((-1, 1), (score - 1, score), (score, score + 1), (-1, 0), (0, 1), (-30, 30)):
+                native, python = native_solver(table_size=4096), Solver(7, 6, table_size=4096, native=False)
+                found = native.solve(state, low=low, high=high)
+                assert found == python.solve(state, low=low, high=high), (moves, low, high)
+                assert native.nodes == python.nodes, (moves, low, high)
+                assert windowed(score, low, high, found), (moves, score, low, high, found)
+                if (low, high) == (-1, 1):
+                    assert found == (score > 0) - (score < 0)  # the value: won, drawn or lost
+                    weak += native.nodes
+    assert weak < exact, (weak, exact)
+    with pytest.raises(ValueError, match="a window needs low < high, not 1 and 1"):
+        native_solver().solve(parse_moves("4"), low=1, high=1)
+
+
+def test_a_window_outside_the_scores_possible_is_answered_at_once() -> None:
+    # 7x6 after 40 discs: the score lies in [-1, 1]; a window above or below it needs no search.
+    rng = random.Random("window")
+    for native in (True, False):
+        solver = native_solver() if native else Solver(7, 6, native=False)
+        for _ in range(5):
+            moves = careful_position(rng, 7, 6, 36)
+            state = from_columns(moves, 7, 6)
+            score = Solver(7, 6, native=False).solve(state)
+            before = solver.nodes
+            assert solver.solve(state, low=10, high=11) <= 10 and solver.nodes == before
+            assert solver.solve(state, low=-11, high=-10) >= -10 and solver.nodes == before
+            assert windowed(score, -1, 1, solver.solve(state, low=-1, high=1))
+
+
 def test_native_core_solves_a_sample_of_begin_hard() -> None:
     # Lines 3 and 6 of Pons's Test_L1_R3 (Begin-Hard; 2.2 M and 1.3 M nodes): too slow in Python for the suite.
     solver = native_solver()

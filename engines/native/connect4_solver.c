@@ -128,19 +128,20 @@ uint64_t c4_table_entries(void *solver) {
 /* The score of the position (current, mask: each board as three 64-bit words, lowest first), or
  * C4_OUT_OF_BUDGET when max_nodes (>= 0) nodes were visited, the deadline (a CLOCK_MONOTONIC time,
  * when has_deadline) passed, or c4_stop was called (looked at every C4_CHECK_EVERY nodes when watch
- * or has_deadline). */
+ * or has_deadline). The score is proved only against low and high (Solver.solve's window): a result
+ * <= low says the score is <= low, one >= high that it is >= high; between them it is exact. */
 int c4_solve(void *solver, uint64_t current_0, uint64_t current_1, uint64_t current_2, uint64_t mask_0,
              uint64_t mask_1, uint64_t mask_2, int moves, int64_t max_nodes, int has_deadline, double deadline,
-             int watch) {
+             int watch, int low, int high) {
     switch (((head_t *)solver)->bits) {
-        case 64: return solve_64(solver, current_0, mask_0, moves, max_nodes, has_deadline, deadline, watch);
+        case 64: return solve_64(solver, current_0, mask_0, moves, max_nodes, has_deadline, deadline, watch, low, high);
         case 128: {
             u128 current = ((u128)current_1 << 64) | current_0, mask = ((u128)mask_1 << 64) | mask_0;
-            return solve_128(solver, current, mask, moves, max_nodes, has_deadline, deadline, watch);
+            return solve_128(solver, current, mask, moves, max_nodes, has_deadline, deadline, watch, low, high);
         }
         default:
             return solve_192(solver, U192(current_0, current_1, current_2), U192(mask_0, mask_1, mask_2), moves,
-                             max_nodes, has_deadline, deadline, watch);
+                             max_nodes, has_deadline, deadline, watch, low, high);
     }
 }
 
@@ -491,7 +492,7 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
 }
 
 static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64_t max_nodes, int has_deadline,
-                       double deadline, int watch) {
+                       double deadline, int watch, int low_limit, int high_limit) {
     NAME(solver_t) *s = solver;
     s->aborted = 0;
     s->has_limit = max_nodes >= 0;
@@ -505,6 +506,8 @@ static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64
     if (B_ANY(NAME(winning_cells)(current, B_AND(B_ADD(mask, s->bottom), s->board), s->h))) return (size + 1 - moves) / 2;
     BOARD opponent_wins = NAME(winning_cells)(B_XOR(current, mask), B_AND(s->board, B_NOT(mask)), s->h);
     int low = -((size - moves) / 2), high = (size + 1 - moves) / 2;
+    if (low < low_limit) low = low_limit; /* the window: Solver._solve */
+    if (high > high_limit) high = high_limit;
     while (low < high) {
         s->head.low = low;
         s->head.high = high;

@@ -16,22 +16,23 @@ static PyObject *py_new(PyObject *self, PyObject *args) {
     return handle_new(c4_new(width, height, table_size), CAPSULE, release);
 }
 
-/* solve(handle, current, mask, moves, max_nodes, has_deadline, deadline, watch) -> score, or
- * C4_OUT_OF_BUDGET (see c4_solve). */
+/* solve(handle, current, mask, moves, max_nodes, has_deadline, deadline, watch, low, high) -> score
+ * (proved against low and high), or C4_OUT_OF_BUDGET (see c4_solve). */
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *capsule, *current, *mask;
-    int moves, has_deadline, watch;
+    int moves, has_deadline, watch, low, high;
     long long max_nodes;
     double deadline;
-    if (!PyArg_ParseTuple(args, "OOOiLpdp:solve", &capsule, &current, &mask, &moves, &max_nodes, &has_deadline,
-                          &deadline, &watch))
+    if (!PyArg_ParseTuple(args, "OOOiLpdpii:solve", &capsule, &current, &mask, &moves, &max_nodes, &has_deadline,
+                          &deadline, &watch, &low, &high))
         return NULL;
     void *solver = handle_of(capsule, CAPSULE);
     uint64_t c[3], m[3];
     if (solver == NULL || words_of(current, c) < 0 || words_of(mask, m) < 0) return NULL;
     int score;
     Py_BEGIN_ALLOW_THREADS
-    score = c4_solve(solver, c[0], c[1], c[2], m[0], m[1], m[2], moves, max_nodes, has_deadline, deadline, watch);
+    score = c4_solve(solver, c[0], c[1], c[2], m[0], m[1], m[2], moves, max_nodes, has_deadline, deadline, watch, low,
+                     high);
     Py_END_ALLOW_THREADS
     return PyLong_FromLong(score);
 }
@@ -79,7 +80,7 @@ static PyObject *py_u192_op(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"new", py_new, METH_VARARGS, "new(width, height, table_size) -> handle, or None"},
     {"solve", py_solve, METH_VARARGS,
-     "solve(handle, current, mask, moves, max_nodes, has_deadline, deadline, watch) -> score"},
+     "solve(handle, current, mask, moves, max_nodes, has_deadline, deadline, watch, low, high) -> score"},
     {"reset", py_reset, METH_O, "reset(handle): an empty table, no nodes"},
     {"nodes", py_nodes, METH_O, "nodes(handle) -> nodes visited since the last reset"},
     {"table_entries", py_table_entries, METH_O, "table_entries(handle) -> entries in the table"},
