@@ -1,12 +1,19 @@
 """Proven Connect Four endgames for the searching engines: the exact solver
-(engines/connect4_solver.py) scores the root moves within a time budget.
+(engines/connect4_solver.py) finds a move that keeps the position's value within a time budget.
 
-``solve_moves`` solves the position after each legal move, in the order given, until the budget is
-spent; the solver has no clock of its own, so an interval timer (SIGALRM) interrupts it. Scores are
-the solver's (Pons's convention), from the mover's point of view: positive wins (the larger, the
-sooner), 0 draws, negative losses (the more negative, the sooner).
+``keep_value`` first proves the value of the position itself (won, drawn or lost: a weak solve, two
+null-window searches at most), then tries the moves in the order given until one provably keeps that
+value (one null-window search each, most of it already in the solver's table): a won position is
+kept by a winning move, a drawn one by a move that does not lose. That is all a move must do: keeping
+the value at every move keeps the game's result. In a lost position every move loses, and the
+exact scores of ``solve_moves`` choose the longest loss. The solver has no clock of its own, so an
+interval timer (SIGALRM) interrupts it.
 
-``proven_move`` turns the scores into a move when they settle the choice: a proven win, or every
+Scores are the solver's (Pons's convention), from the mover's point of view: positive wins (the
+larger, the sooner), 0 draws, negative losses (the more negative, the sooner); ``keep_value``'s are
+values (1, 0, -1), a move proved not to keep the value scoring one below it.
+
+``proven_move`` turns exact scores into a move when they settle the choice: a proven win, or every
 move solved (the best score; the earliest in the given order among equals). A partial result with
 no win leaves the choice to the caller, apart from moves it proved worse than another solved move.
 """
@@ -19,6 +26,13 @@ import time
 
 from engines.connect4_solver import Solver, State
 from harness.games.connect4 import Move, Position, four_in_a_row
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 ENDGAME_SHARE = 0.6
 """The share of the move's time the exact solver may take first, in the endgame; the search has the
@@ -80,27 +94,87 @@ def solve_moves(position: Position, order: list[Move], deadline: float,
                 return scores
         else:
             children.append((move, State(width, height, other, occupied | cell, plies + 1)))
-    budget = deadline - time.monotonic()
-    if not children or budget <= 0.002:
+    if not children:
         return scores
+    searcher = Solver(width, height) if solver is None else solver
+
+    def work() -> None:
+        for move, state in children:
+            score = scores[move] = -searcher.solve(state)
+            if score > 0 and stop_at_win:
+                break
+
+    try:
+        _timed(deadline, work)
+    except _OutOfTime:
+        pass
+    return scores
+
+
+def keep_value(position: Position, order: list[Move], deadline: float,
+               solver: Solver | None = None) -> tuple[Move | None, dict[Move, int]]:
+    """A move of ``order`` that keeps the value of ``position`` (see the module's doc) and what was
+    proved until ``deadline``: (the move, its score), or (None, the moves proved not to keep it, each
+    one below the value) when time ran out first. A lost position's moves are solved exactly
+    (``solve_moves``, the longest loss played once every move is solved). ``position`` is only read."""
+    if not can_interrupt():
+        return None, {}
+    width, height = position.width, position.height
+    mover = position.turn
+    own, other = position.masks[mover], position.masks[mover ^ 1]
+    occupied = own | other
+    for move in order:
+        if four_in_a_row(own | position.tops[move - 1], position.geometry.stride):
+            return move, {move: win_score(position)}
     if solver is None:
         solver = Solver(width, height)
+    scores: dict[Move, int] = {}
+    value: list[int] = []
+
+    def prove() -> Move | None:
+        value.append(_sign(solver.solve(State(width, height, own, occupied, position.plies), low=-1, high=1)))
+        if value[0] < 0:
+            return None
+        for move in order:
+            child = State(width, height, other, occupied | position.tops[move - 1], position.plies + 1)
+            # The move keeps the value when the opponent's score after it is at most -value.
+            if solver.solve(child, low=-value[0], high=1 - value[0]) <= -value[0]:
+                return move
+            scores[move] = value[0] - 1
+        return None  # (not reached: a position's value is one of its moves')
+
+    try:
+        kept = _timed(deadline, prove)
+    except _OutOfTime:
+        return None, scores
+    if kept is not None:
+        return kept, {kept: value[0]}
+    if not value or value[0] >= 0:
+        return None, scores
+    scores = solve_moves(position, order, deadline, solver)
+    return proven_move(scores, order), scores
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+def _timed(deadline: float, work: Callable[[], T]) -> T:
+    """``work()`` under the interval timer: ``_OutOfTime`` when ``deadline`` comes first (or is less
+    than 2 ms away). The timer is disarmed and the previous SIGALRM handler put back, however it ends."""
     global _ARMED
+    budget = deadline - time.monotonic()
+    if budget <= 0.002:
+        raise _OutOfTime
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         _ARMED = True
         signal.setitimer(signal.ITIMER_REAL, budget)
-        for move, state in children:
-            score = scores[move] = -solver.solve(state)
-            if score > 0 and stop_at_win:
-                break
-    except _OutOfTime:
-        pass
+        return work()
     finally:
         _ARMED = False  # first: an alarm still due now does nothing
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return scores
 
 
 def proven_move(scores: dict[Move, int], order: list[Move]) -> Move | None:
@@ -133,9 +207,7 @@ def endgame(position: Position, deadline: float, empty_limit: int | None = None)
     limit = ENDGAME_EMPTY if empty_limit is None else empty_limit
     if position.width * position.height - position.plies > limit or not can_interrupt():
         return None, {}
-    order = static_order(position)
-    scores = solve_moves(position, order, deadline)
-    return proven_move(scores, order), scores
+    return keep_value(position, static_order(position), deadline)
 
 
 def endgame_first(position: Position, deadline: float) -> tuple[Move | None, dict[Move, int]]:

@@ -510,12 +510,43 @@ def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
     order = connect4_endgame.static_order(position)
     assert order == sorted(position.legal_moves(), key=lambda m: (evaluate(position.after(m)), abs(2 * m - 9), m))
     first = next(move for move in order if move in winning)
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: expected[first]})
+    # The position's value is proved (won), then the first move in the order that keeps it is played.
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: 1})
     assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: expected[1]}
     # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
     board = "." * 48 + "ooo....." + "xxx....."
     win = Position.from_text("8x8", "x", board)
     assert connect4_endgame.solve_moves(win, [1, 4], time.monotonic() + 30) == {4: (64 + 1 - 6) // 2}
+
+
+# 7x6, x to move with 16 empty cells: a drawn position that only column 5 keeps.
+DRAWN = "21176541441241553617644266"
+
+
+def test_endgame_keeps_a_drawn_position_with_its_one_drawing_move() -> None:
+    position = played(DRAWN, 7, 6)
+    expected = plain_scores(position)
+    assert max(expected.values()) == 0 and [move for move, score in expected.items() if score == 0] == [5]
+    assert connect4_endgame.static_order(position).index(5) > 0  # not simply the first one tried
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (5, {5: 0})
+    for move in position.legal_moves():  # after each other move the opponent keeps a win; after 5, the draw
+        kept, scores = connect4_endgame.endgame(position.after(move), time.monotonic() + 30)
+        assert kept is not None and list(scores) == [kept], move
+        assert (scores[kept] > 0) == (move != 5) and (scores[kept] == 0) == (move == 5), move
+
+
+def test_keep_value_gives_up_at_the_deadline_and_restores_the_alarm_handler() -> None:
+    import signal
+
+    position = played(LOST_GAME[:20])  # 44 empty cells: seconds to prove its value
+    before = signal.getsignal(signal.SIGALRM)
+    start, cpu = time.monotonic(), time.thread_time()
+    order = connect4_endgame.static_order(position)
+    assert connect4_endgame.keep_value(position, order, start + 0.1) == (None, {})
+    assert time.thread_time() - cpu < 1.0
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert connect4_endgame.keep_value(position, order, start - 1) == (None, {})  # no time: nothing tried
 
 
 def test_endgame_is_not_tried_with_many_empty_cells() -> None:

@@ -1,0 +1,99 @@
+"""Benchmark the engines' proven endgame: the CPU time to a move that provably keeps the value.
+
+On the value benchmark's 7x6 start positions (scripts/bench_value.py: ``--positions`` after 8-12
+random plies, seed 1) and, for each, the position after one random move more (8 to 13 discs: where
+the engines' first moves from those positions are played), two ways of deciding, each with a fresh
+solver and no deadline but ``--limit`` seconds:
+
+- ``keep``: engines.connect4_endgame.keep_value, what the engines do: the position's value first
+  (a weak solve), then the first move in the static order that keeps it.
+- ``exact``: each move solved exactly, in the static order, up to the first win (what they did
+  before): a won position is decided at its first winning move, a drawn or lost one only when every
+  move is solved.
+
+For each it prints how many positions were decided, the mean, median, 90th percentile and largest
+CPU time, and how many took more than ``--budget`` seconds (the solver's share of a 1 s move, 0.54 s).
+Every move played is checked against the exact scores: none may lose value.
+
+Usage: .venv/bin/python scripts/bench_endgame.py [--positions 200] [--limit 60] [--budget 0.54]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_value import sign, start_positions, state_of  # noqa: E402
+from engines import connect4_endgame  # noqa: E402
+from engines.connect4_solver import Solver  # noqa: E402
+from harness.games.connect4.rules import Position  # noqa: E402
+
+
+def decide(method: str, position: Position, limit: float) -> tuple[int | None, float]:
+    """The move ``method`` settles on (None: not settled within ``limit`` seconds), and its CPU seconds."""
+    order = connect4_endgame.static_order(position)
+    solver = Solver(position.width, position.height)
+    started = time.process_time()
+    if method == "keep":
+        move, _ = connect4_endgame.keep_value(position, order, time.monotonic() + limit, solver)
+    else:
+        scores = connect4_endgame.solve_moves(position, order, time.monotonic() + limit, solver)
+        move = connect4_endgame.proven_move(scores, order)
+    return move, time.process_time() - started
+
+
+def keeps(position: Position, move: int, value: int, solver: Solver) -> bool:
+    """Whether ``move`` keeps the side to move's ``value`` (1 won, 0 drawn, -1 lost)."""
+    after = position.after(move)
+    if after.winner_after_push(move) is not None:
+        return True
+    if after.is_game_over():
+        return value <= 0
+    return -sign(solver.solve(state_of(after))) >= value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--limit", type=float, default=60.0, help="seconds a method may take per position")
+    parser.add_argument("--budget", type=float, default=0.54, help="the solver's share of a 1 s move")
+    args = parser.parse_args()
+    found, _, seconds = start_positions(7, 6, args.positions, (8, 12), 1, 60.0)
+    rng = random.Random("endgame")
+    positions = []
+    for position, _value in found:
+        positions.append(position)
+        after = position.after(rng.choice(position.legal_moves()))
+        if not after.is_game_over() and not after.has_winning_move():
+            positions.append(after)
+    checker = Solver(7, 6)
+    values = [sign(checker.solve(state_of(position))) for position in positions]
+    print(f"{len(positions)} positions (7x6, {min(p.plies for p in positions)}-{max(p.plies for p in positions)} "
+          f"discs): {values.count(1)} won, {values.count(0)} drawn, {values.count(-1)} lost for the side to move")
+    for method in ("keep", "exact"):
+        times: dict[int, list[float]] = {1: [], 0: [], -1: []}
+        lost_value = 0
+        for position, value in zip(positions, values):
+            move, cpu = decide(method, position, args.limit)
+            if move is not None:
+                times[value].append(cpu)
+                lost_value += not keeps(position, move, value, checker)
+        for value, word in ((1, "won"), (0, "drawn"), (-1, "lost")):
+            spent = sorted(times[value])
+            print(f"{method:5} {word:5}  decided {len(spent)}/{values.count(value)}  CPU s: mean "
+                  f"{statistics.mean(spent):.3f} median {statistics.median(spent):.3f} "
+                  f"p90 {spent[int(0.9 * (len(spent) - 1))]:.3f} max {spent[-1]:.3f}  "
+                  f"over {args.budget:g} s: {sum(t > args.budget for t in spent)}")
+        print(f"{method:5} moves that lost value: {lost_value}")
+
+
+if __name__ == "__main__":
+    main()
