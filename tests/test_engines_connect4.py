@@ -538,7 +538,7 @@ def test_endgame_keeps_a_drawn_position_with_its_one_drawing_move() -> None:
 def test_keep_value_gives_up_at_the_deadline_and_restores_the_alarm_handler() -> None:
     import signal
 
-    position = played(LOST_GAME[:20])  # 44 empty cells: seconds to prove its value
+    position = played(LOST_GAME[:8])  # 56 empty cells: more than 20 s to prove its value
     before = signal.getsignal(signal.SIGALRM)
     start, cpu = time.monotonic(), time.thread_time()
     order = connect4_endgame.static_order(position)
