@@ -24,7 +24,7 @@ import signal
 import threading
 import time
 
-from engines.connect4_solver import Solver, State
+from engines.connect4_solver import Solver, State, sign, state_of
 from harness.games.connect4 import Move, Position, four_in_a_row
 
 TYPE_CHECKING = False
@@ -76,27 +76,15 @@ def solve_moves(position: Position, order: list[Move], deadline: float,
     ``deadline`` (a time.monotonic() value), or (with ``stop_at_win``) until a move wins; moves
     not reached are left out. ``position`` is only
     read (the timer may fire anywhere inside the solver, never inside a change of it)."""
-    scores: dict[Move, int] = {}
     if not can_interrupt():
-        return scores
-    width, height = position.width, position.height
-    stride = position.geometry.stride
-    mover = position.turn
-    own, other = position.masks[mover], position.masks[mover ^ 1]
-    occupied = own | other
-    plies = position.plies
-    children = []
-    for move in order:
-        cell = position.tops[move - 1]
-        if four_in_a_row(own | cell, stride):
-            scores[move] = win_score(position)
-            if stop_at_win:
-                return scores
-        else:
-            children.append((move, State(width, height, other, occupied | cell, plies + 1)))
+        return {}
+    wins, children = _split(position, order)
+    if wins and stop_at_win:
+        return {wins[0]: win_score(position)}
+    scores = dict.fromkeys(wins, win_score(position))
     if not children:
         return scores
-    searcher = Solver(width, height) if solver is None else solver
+    searcher = Solver(position.width, position.height) if solver is None else solver
 
     def work() -> None:
         for move, state in children:
@@ -119,44 +107,50 @@ def keep_value(position: Position, order: list[Move], deadline: float,
     (``solve_moves``, the longest loss played once every move is solved). ``position`` is only read."""
     if not can_interrupt():
         return None, {}
-    width, height = position.width, position.height
-    mover = position.turn
-    own, other = position.masks[mover], position.masks[mover ^ 1]
-    occupied = own | other
-    for move in order:
-        if four_in_a_row(own | position.tops[move - 1], position.geometry.stride):
-            return move, {move: win_score(position)}
-    if solver is None:
-        solver = Solver(width, height)
+    wins, children = _split(position, order)
+    if wins:
+        return wins[0], {wins[0]: win_score(position)}
+    searcher = Solver(position.width, position.height) if solver is None else solver
     scores: dict[Move, int] = {}
-    value: list[int] = []
 
-    def prove() -> Move | None:
-        value.append(_sign(solver.solve(State(width, height, own, occupied, position.plies), low=-1, high=1)))
-        if value[0] < 0:
-            return None
-        for move in order:
-            child = State(width, height, other, occupied | position.tops[move - 1], position.plies + 1)
+    def prove() -> tuple[int, Move | None]:
+        """The position's value, and the first move that keeps it (None in a lost position)."""
+        value = sign(searcher.solve(state_of(position), low=-1, high=1))
+        if value < 0:
+            return value, None
+        for move, child in children:
             # The move keeps the value when the opponent's score after it is at most -value.
-            if solver.solve(child, low=-value[0], high=1 - value[0]) <= -value[0]:
-                return move
-            scores[move] = value[0] - 1
-        return None  # (not reached: a position's value is one of its moves')
+            if searcher.solve(child, low=-value, high=1 - value) <= -value:
+                return value, move
+            scores[move] = value - 1
+        return value, None  # (not reached: a position's value is one of its moves')
 
     try:
-        kept = _timed(deadline, prove)
+        value, kept = _timed(deadline, prove)
     except _OutOfTime:
         return None, scores
     if kept is not None:
-        return kept, {kept: value[0]}
-    if not value or value[0] >= 0:
+        return kept, {kept: value}
+    if value >= 0:
         return None, scores
-    scores = solve_moves(position, order, deadline, solver)
+    scores = solve_moves(position, order, deadline, searcher)
     return proven_move(scores, order), scores
 
 
-def _sign(score: int) -> int:
-    return (score > 0) - (score < 0)
+def _split(position: Position, order: list[Move]) -> tuple[list[Move], list[tuple[Move, State]]]:
+    """The moves of ``order`` that win at once, and each other move with the position after it, as
+    the solver takes it (the opponent to move)."""
+    mover = position.turn
+    own, other = position.masks[mover], position.masks[mover ^ 1]
+    stride = position.geometry.stride
+    wins, children = [], []
+    for move in order:
+        cell = position.tops[move - 1]
+        if four_in_a_row(own | cell, stride):
+            wins.append(move)
+        else:
+            children.append((move, State(position.width, position.height, other, own | other | cell, position.plies + 1)))
+    return wins, children
 
 
 def _timed(deadline: float, work: Callable[[], T]) -> T:

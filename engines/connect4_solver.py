@@ -26,6 +26,10 @@ from typing import Any
 
 from harness.games.errors import PositionError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from harness.games.connect4 import Position
+
 MIN_SIZE, MAX_SIZE = 4, 12
 _CHECK_EVERY = 4096
 """Nodes between looks at the clock when a solve has a deadline."""
@@ -45,6 +49,12 @@ class State:
     """All discs."""
     moves: int
     """Number of discs played."""
+
+
+def state_of(position: Position) -> State:
+    """A Connect Four position (harness.games.connect4) as the solver takes it."""
+    own, other = position.masks[position.turn], position.masks[position.turn ^ 1]
+    return State(position.width, position.height, own, own | other, position.plies)
 
 
 class OutOfBudget(Exception):
@@ -440,6 +450,11 @@ class Solver:
             stop_at, stopper = (never if at is None else at), check
 
         return negamax, node_count, set_stop
+
+
+def sign(score: int) -> int:
+    """A score's value for the side to move: 1 won, 0 drawn, -1 lost."""
+    return (score > 0) - (score < 0)
 
 
 _OUT_OF_BUDGET = -1000

@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_value import sign, start_positions, state_of  # noqa: E402
+from bench_value import start_positions  # noqa: E402
 from engines import connect4_endgame  # noqa: E402
-from engines.connect4_solver import Solver  # noqa: E402
+from engines.connect4_solver import Solver, sign, state_of  # noqa: E402
 from harness.games.connect4.rules import Position  # noqa: E402
 
 

@@ -45,21 +45,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engines.connect4_solver import OutOfBudget, Solver, State  # noqa: E402
+from engines.connect4_solver import OutOfBudget, Solver, sign, state_of  # noqa: E402
 from harness.games.connect4.rules import Position, parse_size  # noqa: E402
 
 WORDS = {1: "won", 0: "drawn", -1: "lost"}
 ENGINE = "engine"
 """The engine's name in the tournaments (``engine-2`` too, against itself)."""
-
-
-def sign(score: int) -> int:
-    return (score > 0) - (score < 0)
-
-
-def state_of(position: Position) -> State:
-    own, other = position.masks[position.turn], position.masks[position.turn ^ 1]
-    return State(position.width, position.height, own, own | other, position.plies)
 
 
 def value_of(solver: Solver, position: Position, deadline: float | None = None) -> int:

@@ -19,12 +19,10 @@ class SolverOracle(Oracle[Position]):
         self.solver = Solver(width, height)
 
     def score(self, position: Position, deadline: float) -> int | None:
-        from engines.connect4_solver import OutOfBudget, State
+        from engines.connect4_solver import OutOfBudget, state_of
 
-        occupied = position.masks[0] | position.masks[1]
-        state = State(position.width, position.height, position.masks[position.turn], occupied, position.plies)
         try:
-            score: int = self.solver.solve(state, deadline=deadline)
+            score: int = self.solver.solve(state_of(position), deadline=deadline)
             return score
         except OutOfBudget:
             return None
