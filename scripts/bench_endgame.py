@@ -88,6 +88,9 @@ def main() -> None:
                 lost_value += not keeps(position, move, value, checker)
         for value, word in ((1, "won"), (0, "drawn"), (-1, "lost")):
             spent = sorted(times[value])
+            if not spent:
+                print(f"{method:5} {word:5}  decided 0/{values.count(value)}")
+                continue
             print(f"{method:5} {word:5}  decided {len(spent)}/{values.count(value)}  CPU s: mean "
                   f"{statistics.mean(spent):.3f} median {statistics.median(spent):.3f} "
                   f"p90 {spent[int(0.9 * (len(spent) - 1))]:.3f} max {spent[-1]:.3f}  "
