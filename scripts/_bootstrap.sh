@@ -91,7 +91,7 @@ if ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
 fi
 # The cores are Python extension modules, built against the interpreter's headers: an installer's or
 # pyenv's Python has them; Debian's keeps them in python3.X-dev.
-if ! "$VENV_PY" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+if ! "$VENV_PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); from engines.native.build import python_headers; sys.exit(python_headers() is None)' "$ROOT" \
     && [ "$("$VENV_PY" -c 'import sys; print(sys.base_prefix)')" = /usr ]; then
     PY_DEV="python$("$VENV_PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev"
     apt_install "$PY_DEV" "Python's headers for the native search core" "the engines search in pure Python (slower)" \
