@@ -8,12 +8,14 @@
 
 static void release(PyObject *capsule) { betsy_free(PyCapsule_GetPointer(capsule, CAPSULE)); }
 
+/* The bytes of a key at this context's size: the side to move's bit, then a bit per cell and colour. */
+static int key_bytes(const Ctx *s) { return (2 * s->cells + 8) / 8; }
+
 /* The context, and checks that ``key`` holds a whole position of its size. */
 static Ctx *context(PyObject *capsule, Py_ssize_t key_length) {
     Ctx *s = handle_of(capsule, CAPSULE);
-    if (s != NULL && key_length < (2 * s->cells + 8) / 8) {
-        PyErr_Format(PyExc_ValueError, "a key of n = %d takes %d bytes, not %zd", s->n, (2 * s->cells + 8) / 8,
-                     key_length);
+    if (s != NULL && key_length < key_bytes(s)) {
+        PyErr_Format(PyExc_ValueError, "a key of n = %d takes %d bytes, not %zd", s->n, key_bytes(s), key_length);
         return NULL;
     }
     return s;
@@ -139,7 +141,7 @@ static PyObject *py_play(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy#i:play", &capsule, &key, &length, &move)) return NULL;
     Ctx *s = context(capsule, length);
     if (s == NULL) return NULL;
-    int nbytes = (2 * s->cells + 8) / 8;
+    int nbytes = key_bytes(s);
     uint8_t after[(2 * MAXN * (MAXN + 3) + 8) / 8];
     int winner = betsy_play(s, (const uint8_t *)key, move, after, nbytes);
     return Py_BuildValue("iy#", winner, (const char *)after, (Py_ssize_t)nbytes);
