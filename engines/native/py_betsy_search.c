@@ -67,16 +67,11 @@ static PyObject *py_root(PyObject *self, PyObject *args) {
                           &limits, &deadline))
         return NULL;
     Ctx *s = context(capsule, length);
-    int64_t wide[2 * MAXN], io[7], out[5] = {0}, scores[2 * MAXN] = {0};
+    int64_t io[7], out[5] = {0}, scores[2 * MAXN] = {0};
     int32_t moves[2 * MAXN];
     if (s == NULL || limits_in(limits, io) < 0) return NULL;
-    Py_ssize_t count = ints_in(moves_in, wide, 2 * MAXN);
+    Py_ssize_t count = root_moves_in(moves_in, moves, 2 * MAXN);
     if (count < 0) return NULL;
-    if (count == 0) {
-        PyErr_SetString(PyExc_ValueError, "root: no moves to search");
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) moves[i] = (int32_t)wide[i];
     int stopped;
     Py_BEGIN_ALLOW_THREADS
     stopped = betsy_root(s, (const uint8_t *)key, depth, moves, (int)count, io, deadline, out, scores);

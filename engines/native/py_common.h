@@ -45,6 +45,21 @@ static inline Py_ssize_t ints_in(PyObject *sequence, int64_t *out, Py_ssize_t ma
     return count;
 }
 
+/* The root's moves (a sequence of at most ``max`` ints, ``max`` <= 64) into ``moves``: how many, or -1
+ * with an exception (also for none: there is nothing to search). */
+static inline Py_ssize_t root_moves_in(PyObject *sequence, int32_t *moves, Py_ssize_t max) {
+    int64_t wide[64];
+    if (max > 64) {
+        PyErr_SetString(PyExc_SystemError, "root_moves_in: at most 64 moves");
+        return -1;
+    }
+    Py_ssize_t count = ints_in(sequence, wide, max);
+    if (count == 0) PyErr_SetString(PyExc_ValueError, "root: no moves to search");
+    if (count <= 0) return -1;
+    for (Py_ssize_t i = 0; i < count; i++) moves[i] = (int32_t)wide[i];
+    return count;
+}
+
 /* ``count`` int64 values as a tuple of ints. */
 static inline PyObject *ints_out(const int64_t *values, Py_ssize_t count) {
     PyObject *tuple = PyTuple_New(count);

@@ -64,17 +64,12 @@ static PyObject *py_root(PyObject *self, PyObject *args) {
                           &deadline))
         return NULL;
     uint64_t xw[3], ow[3];
-    int64_t wide[C4S_MAX_W], io[7], out[5] = {0}, scores[C4S_MAX_W] = {0};
+    int64_t io[7], out[5] = {0}, scores[C4S_MAX_W] = {0};
     int32_t moves[C4S_MAX_W];
     void *ctx = board_args(capsule, x, o, xw, ow);
     if (ctx == NULL || limits_in(limits, io) < 0) return NULL;
-    Py_ssize_t count = ints_in(moves_in, wide, C4S_MAX_W);
+    Py_ssize_t count = root_moves_in(moves_in, moves, C4S_MAX_W);
     if (count < 0) return NULL;
-    if (count == 0) {
-        PyErr_SetString(PyExc_ValueError, "root: no moves to search");
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) moves[i] = (int32_t)wide[i];
     int stopped;
     Py_BEGIN_ALLOW_THREADS
     stopped = c4s_root(ctx, xw, ow, depth, moves, (int)count, io, deadline, out, scores);
