@@ -14,8 +14,9 @@ larger, the sooner), 0 draws, negative losses (the more negative, the sooner); `
 values (1, 0, -1), a move proved not to keep the value scoring one below it.
 
 ``proven_move`` turns exact scores into a move when they settle the choice: a proven win, or every
-move solved (the best score; the earliest in the given order among equals). A partial result with
-no win leaves the choice to the caller, apart from moves it proved worse than another solved move.
+move solved (the best score; the earliest in the given order among equals). A partial result leaves
+the choice to the caller's search, apart from the moves it proved worse than another move (a
+``Proof``'s ``avoid``): those the search must not play.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from typing import NamedTuple
 
 from engines.connect4_solver import Solver, State, sign, state_of
 from harness.games.connect4 import Move, Position, four_in_a_row
@@ -35,12 +37,32 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 ENDGAME_SHARE = 0.6
-"""The share of the move's time the exact solver may take first, in the endgame; the search has the
-rest when it proves nothing."""
+"""The share of the move's time the exact solver may take first, in the endgame, when it runs in
+Python; the search has the rest when it proves nothing."""
+
+NATIVE_ENDGAME_SHARE = 0.85
+"""``ENDGAME_SHARE`` when the solver runs in the native core. A move is lost only where the solver
+proves nothing, and there the search decides: at 7x6 with 8 to 13 discs, 15 of the 231 won or drawn
+positions of scripts/bench_endgame.py take more CPU than 0.6 of a move to prove a move that keeps
+the value, 11 more than 0.85 of it, while the native search still reaches 16 or 17 plies in the
+rest."""
 
 ENDGAME_EMPTY = 36
 """The solver is tried when at most this many cells are empty (8x8 positions with 36 empty cells
 take it from a few hundredths of a second to a few seconds)."""
+
+
+class Proof(NamedTuple):
+    """What the solver proved before its deadline."""
+
+    move: Move | None
+    """A move that keeps the position's value (in a lost position, the longest loss once every move
+    is solved), or None: the search decides."""
+    scores: dict[Move, int]
+    """The scores found (see ``keep_value`` and ``solve_moves``)."""
+    avoid: frozenset[Move] = frozenset()
+    """With no move proved: moves proved worse than another legal move, which the search must not
+    play (never every legal move)."""
 
 
 class _OutOfTime(Exception):
@@ -100,16 +122,18 @@ def solve_moves(position: Position, order: list[Move], deadline: float,
 
 
 def keep_value(position: Position, order: list[Move], deadline: float,
-               solver: Solver | None = None) -> tuple[Move | None, dict[Move, int]]:
-    """A move of ``order`` that keeps the value of ``position`` (see the module's doc) and what was
-    proved until ``deadline``: (the move, its score), or (None, the moves proved not to keep it, each
-    one below the value) when time ran out first. A lost position's moves are solved exactly
-    (``solve_moves``, the longest loss played once every move is solved). ``position`` is only read."""
+               solver: Solver | None = None) -> Proof:
+    """A move of ``order`` (every legal move) that keeps the value of ``position`` (see the module's
+    doc), and what was proved until ``deadline``: the move and its value, or, when time ran out
+    first, no move and the moves proved not to keep the value, each scored one below it (the moves
+    to avoid: another move keeps it). A lost position's moves are solved exactly (``solve_moves``):
+    the longest loss is played once every move is solved; until then the moves to avoid are those
+    proved worse than another. ``position`` is only read."""
     if not can_interrupt():
-        return None, {}
+        return Proof(None, {})
     wins, children = _split(position, order)
     if wins:
-        return wins[0], {wins[0]: win_score(position)}
+        return Proof(wins[0], {wins[0]: win_score(position)})
     searcher = Solver(position.width, position.height) if solver is None else solver
     scores: dict[Move, int] = {}
 
@@ -123,18 +147,20 @@ def keep_value(position: Position, order: list[Move], deadline: float,
             if searcher.solve(child, low=-value, high=1 - value) <= -value:
                 return value, move
             scores[move] = value - 1
-        return value, None  # (not reached: a position's value is one of its moves')
+        raise AssertionError("no move keeps the value of the position")  # its value is one of its moves'
 
     try:
         value, kept = _timed(deadline, prove)
     except _OutOfTime:
-        return None, scores
+        return Proof(None, scores, frozenset(scores))  # the value is proved once a move is scored
     if kept is not None:
-        return kept, {kept: value}
-    if value >= 0:
-        return None, scores
+        return Proof(kept, {kept: value})
     scores = solve_moves(position, order, deadline, searcher)
-    return proven_move(scores, order), scores
+    move = proven_move(scores, order)
+    if move is not None or not scores:
+        return Proof(move, scores)
+    best = max(scores.values())
+    return Proof(None, scores, frozenset(move for move, score in scores.items() if score < best))
 
 
 def _split(position: Position, order: list[Move]) -> tuple[list[Move], list[tuple[Move, State]]]:
@@ -195,27 +221,20 @@ def static_order(position: Position) -> list[Move]:
     return [move for _, _, move in keyed]
 
 
-def endgame(position: Position, deadline: float, empty_limit: int | None = None) -> tuple[Move | None, dict[Move, int]]:
-    """Try the solver until ``deadline`` when at most ``empty_limit`` (default ``ENDGAME_EMPTY``)
-    cells are empty: the proven move (or None) and the scores found (to pass to ``overrule``)."""
+def endgame(position: Position, deadline: float, empty_limit: int | None = None) -> Proof:
+    """``keep_value`` until ``deadline`` when at most ``empty_limit`` (default ``ENDGAME_EMPTY``)
+    cells are empty, else nothing proved."""
     limit = ENDGAME_EMPTY if empty_limit is None else empty_limit
     if position.width * position.height - position.plies > limit or not can_interrupt():
-        return None, {}
+        return Proof(None, {})
     return keep_value(position, static_order(position), deadline)
 
 
-def endgame_first(position: Position, deadline: float) -> tuple[Move | None, dict[Move, int]]:
-    """``endgame`` with the first ``ENDGAME_SHARE`` of the time left until the move's ``deadline``
-    (the engines' way in: the search gets the rest)."""
+def endgame_first(position: Position, deadline: float) -> Proof:
+    """``endgame`` with the first ``NATIVE_ENDGAME_SHARE`` (``ENDGAME_SHARE`` in Python) of the time
+    left until the move's ``deadline`` (the engines' way in: the search gets the rest)."""
+    from engines.native import load
+
+    share = ENDGAME_SHARE if load("connect4_solver") is None else NATIVE_ENDGAME_SHARE
     now = time.monotonic()
-    return endgame(position, now + ENDGAME_SHARE * max(0.0, deadline - now))
-
-
-def overrule(move: Move, scores: dict[Move, int]) -> Move:
-    """``move`` unless the partial scores prove another move better: then the best solved move."""
-    if move not in scores:
-        return move
-    best = max(scores.values())
-    if scores[move] >= best:
-        return move
-    return next(other for other, score in scores.items() if score == best)
+    return endgame(position, now + share * max(0.0, deadline - now))

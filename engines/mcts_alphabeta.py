@@ -46,7 +46,7 @@ if __name__ == "__main__" and not __package__:  # run as a file: import engines.
 import sys
 import time
 
-from engines.alphabeta import answer_deadline, deepen
+from engines.alphabeta import answer_deadline, avoid_at_root, deepen
 from engines.evaluation import Weights, make_evaluator
 from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import WIN_BOUND, AlphaBeta, SearchResult
@@ -55,7 +55,7 @@ from harness.games.betsy import Move, Position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any
 
     from engines.protocol import AnyPosition
@@ -129,9 +129,10 @@ def choose_move(
     max_depth: int = 64,
     on_iteration: object = None,
     playouts: int | None = None,
+    avoid: Collection[Move] = (),
 ) -> tuple[Move, SearchResult, dict[Move, tuple[int, float, int]]]:
     """The hybrid's move, alpha-beta's last iteration and MCTS's root statistics (empty when
-    MCTS did not run).
+    MCTS did not run). The moves of ``avoid`` are not searched (unless they are all the legal moves).
 
     Alpha-beta stops at ``mcts_share`` of the time before the deadline, unless ``playouts`` is
     given: then MCTS runs exactly that many playouts (capped by the deadline only) and alpha-beta
@@ -148,6 +149,7 @@ def choose_move(
         from engines.connect4_evaluation import evaluate as evaluation
     searcher = _searcher(position, evaluation, CONTEMPT)
     searcher.root_margin = MARGIN
+    avoid_at_root(searcher, avoid)
     ab_deadline = deadline if playouts is not None else now + max(0.0, deadline - now) * (1 - mcts_share)
     result = deepen(searcher, position, ab_deadline, max_depth, None, on_iteration)
     if result.is_proven or len(searcher.root_scores) < 2:
@@ -320,26 +322,23 @@ def _choose(request: Request) -> Move:
         known = probe(position)  # small boards are solved: play the exact move
         if known is not None:
             return known
-    solved: dict[Move, int] = {}
+    avoid: frozenset[Move] = frozenset()
     if not isinstance(position, Position) and "depth" not in request.options and "playouts" not in request.options:
         from engines.connect4_endgame import endgame_first
 
-        proven, solved = endgame_first(position, deadline)
-        if proven is not None:
-            return proven
+        proof = endgame_first(position, deadline)
+        if proof.move is not None:
+            return proof.move
+        avoid = proof.avoid
     share = float(request.options.get("mcts_share", MCTS_SHARE))
     playouts = request.options.get("playouts")
     move, _result, stats = choose_move(
         position, deadline, Rng(request.seed), share, int(request.options.get("depth", 64)), report,
-        None if playouts is None else int(playouts),
+        None if playouts is None else int(playouts), avoid,
     )
     if info:
         visits = sum(v for v, _, _ in stats.values())
         print(f"info mcts playouts {visits} chosen {move}", file=sys.stderr, flush=True)
-    if solved:
-        from engines.connect4_endgame import overrule
-
-        return overrule(move, solved)
     return move
 
 

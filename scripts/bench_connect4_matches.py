@@ -3,7 +3,7 @@ every opening of two plies, with both colours.
 
 The engine moves as engines/alphabeta.py does under the protocol: the exact solver first (at most
 ``connect4_endgame.ENDGAME_EMPTY`` empty cells, ``--solver-seconds`` per move), then the search,
-overruled only by a move the solver proved better. The search stops after ``--nodes`` nodes instead
+among the moves the solver did not prove worse than another. The search stops after ``--nodes`` nodes instead
 of at the clock, so a game's moves do not depend on the machine's load (only the solver's timer
 does). That makes it the way to compare versions of the engine: run the script from each version's
 checkout (a git worktree), on a busy machine if need be. About 100,000 nodes are 0.25 s of search
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines import alphabeta, greedy, homework  # noqa: E402
-from engines.connect4_endgame import endgame, overrule  # noqa: E402
+from engines.connect4_endgame import endgame  # noqa: E402
 from engines.protocol import Rng  # noqa: E402
 from harness.games.connect4.rules import Position, parse_size  # noqa: E402
 
@@ -52,11 +52,11 @@ def openings(width: int) -> list[tuple[int, int]]:
 
 def engine_move(position: Position, nodes: int, solver_seconds: float) -> int:
     """Alphabeta's move with a node budget (see the module's doc)."""
-    proven, solved = endgame(position, time.monotonic() + solver_seconds)
-    if proven is not None:
-        return proven
-    result = alphabeta.choose_move(position, None, 64, nodes, None, Rng(ENGINE_SEED), alphabeta.CONTEMPT)
-    return overrule(result.move, solved) if solved else result.move
+    proof = endgame(position, time.monotonic() + solver_seconds)
+    if proof.move is not None:
+        return proof.move
+    return alphabeta.choose_move(position, None, 64, nodes, None, Rng(ENGINE_SEED), alphabeta.CONTEMPT,
+                                 proof.avoid).move
 
 
 def opponent_move(position: Position, opponent: str) -> int:

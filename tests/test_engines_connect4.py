@@ -498,7 +498,8 @@ def test_endgame_solves_every_move_exactly_in_pons_scores() -> None:
     expected = plain_scores(lost)
     assert max(expected.values()) < 0
     longest = [move for move, score in expected.items() if score == max(expected.values())]
-    assert connect4_endgame.endgame(lost, time.monotonic() + 30) == (longest[0], expected) and len(longest) == 1
+    assert connect4_endgame.endgame(lost, time.monotonic() + 30) == (longest[0], expected, frozenset())
+    assert len(longest) == 1
 
 
 def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
@@ -511,7 +512,7 @@ def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
     assert order == sorted(position.legal_moves(), key=lambda m: (evaluate(position.after(m)), abs(2 * m - 9), m))
     first = next(move for move in order if move in winning)
     # The position's value is proved (won), then the first move in the order that keeps it is played.
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: 1})
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: 1}, frozenset())
     assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: expected[1]}
     # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
     board = "." * 48 + "ooo....." + "xxx....."
@@ -528,10 +529,10 @@ def test_endgame_keeps_a_drawn_position_with_its_one_drawing_move() -> None:
     expected = plain_scores(position)
     assert max(expected.values()) == 0 and [move for move, score in expected.items() if score == 0] == [5]
     assert connect4_endgame.static_order(position).index(5) > 0  # not simply the first one tried
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (5, {5: 0})
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (5, {5: 0}, frozenset())
     for move in position.legal_moves():  # after each other move the opponent keeps a win; after 5, the draw
-        kept, scores = connect4_endgame.endgame(position.after(move), time.monotonic() + 30)
-        assert kept is not None and list(scores) == [kept], move
+        kept, scores, avoid = connect4_endgame.endgame(position.after(move), time.monotonic() + 30)
+        assert kept is not None and list(scores) == [kept] and not avoid, move
         assert (scores[kept] > 0) == (move != 5) and (scores[kept] == 0) == (move == 5), move
 
 
@@ -542,16 +543,16 @@ def test_keep_value_gives_up_at_the_deadline_and_restores_the_alarm_handler() ->
     before = signal.getsignal(signal.SIGALRM)
     start, cpu = time.monotonic(), time.thread_time()
     order = connect4_endgame.static_order(position)
-    assert connect4_endgame.keep_value(position, order, start + 0.1) == (None, {})
+    assert connect4_endgame.keep_value(position, order, start + 0.1) == (None, {}, frozenset())
     assert time.thread_time() - cpu < 1.0
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    assert connect4_endgame.keep_value(position, order, start - 1) == (None, {})  # no time: nothing tried
+    assert connect4_endgame.keep_value(position, order, start - 1) == (None, {}, frozenset())  # no time: nothing tried
 
 
 def test_endgame_is_not_tried_with_many_empty_cells() -> None:
     position = played(LOST_GAME[:20])  # 44 empty cells
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (None, {})
+    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (None, {}, frozenset())
 
 
 def test_endgame_gives_up_at_the_deadline_and_restores_the_alarm_handler() -> None:
@@ -594,15 +595,73 @@ def test_endgame_gives_up_even_where_the_first_alarm_is_lost(monkeypatch: pytest
     assert time.thread_time() - cpu < 1.0  # the alarm fired again: not the seconds of the whole solve
 
 
-def test_proven_move_and_overrule() -> None:
+def test_proven_move() -> None:
     order = [3, 1, 2]
     assert connect4_endgame.proven_move({}, order) is None
     assert connect4_endgame.proven_move({1: 4}, order) == 1  # a win settles it
     assert connect4_endgame.proven_move({3: 0, 1: -2}, order) is None  # move 2 might win
     assert connect4_endgame.proven_move({3: -5, 1: 0, 2: 0}, order) == 1  # the first best in order
-    assert connect4_endgame.overrule(2, {3: 0, 1: -2}) == 2  # not solved: kept
-    assert connect4_endgame.overrule(1, {3: 0, 1: -2}) == 3  # proven worse than 3
-    assert connect4_endgame.overrule(3, {3: 0, 1: -2}) == 3
+
+
+def out_of_time_at_call(monkeypatch: pytest.MonkeyPatch, call: int) -> list[int]:
+    """Make the solver's ``call``-th solve (1-based) run out of time, as the interval timer would
+    (every solve before it runs in full); returns the list of calls made."""
+    from engines.connect4_solver import Solver
+
+    solve, calls = Solver.solve, []
+
+    def solve_until(self: Solver, state: object, *args: object, **kwargs: object) -> int:
+        calls.append(len(calls) + 1)
+        if len(calls) == call:
+            raise connect4_endgame._OutOfTime
+        return solve(self, state, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Solver, "solve", solve_until)
+    return calls
+
+
+def test_keep_value_out_of_time_avoids_the_moves_proved_not_to_keep_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The drawn position only column 5 keeps: the value is proved (the first solve), then the moves
+    # before 5 in the order are proved to lose it, and time runs out at 5's. Another move keeps the
+    # draw, so the search must not play those.
+    position = played(DRAWN, 7, 6)
+    order = connect4_endgame.static_order(position)
+    tried = order[:order.index(5)]
+    assert tried
+    calls = out_of_time_at_call(monkeypatch, 2 + len(tried))
+    proof = connect4_endgame.keep_value(position, order, time.monotonic() + 30)
+    assert proof == (None, dict.fromkeys(tried, -1), frozenset(tried)) and len(calls) == 2 + len(tried)
+    # Out of time while the value is proved: nothing is known, nothing avoided.
+    out_of_time_at_call(monkeypatch, 1)
+    assert connect4_endgame.keep_value(position, order, time.monotonic() + 30) == (None, {}, frozenset())
+
+
+def test_lost_position_out_of_time_avoids_the_moves_proved_worse(monkeypatch: pytest.MonkeyPatch) -> None:
+    # o to move, lost: the value (the first solve), then each move exactly, in the order; time runs
+    # out at the third move. The move of the two solved that loses sooner is avoided.
+    lost = played(LOST_GAME[:41])
+    expected = plain_scores(lost)
+    by_score = sorted(expected, key=expected.__getitem__)
+    order = [by_score[0], by_score[-1], *by_score[1:-1]]  # the soonest loss, the longest, the rest
+    assert len(order) >= 3 and expected[order[0]] < expected[order[1]]
+    out_of_time_at_call(monkeypatch, 4)
+    proof = connect4_endgame.keep_value(lost, order, time.monotonic() + 30)
+    assert proof == (None, {order[0]: expected[order[0]], order[1]: expected[order[1]]}, frozenset(order[:1]))
+
+
+def test_search_leaves_the_moves_to_avoid_out_of_its_root() -> None:
+    block = Position.from_text("7x6", "o", O_MUST_BLOCK)
+    legal = block.legal_moves()
+    for depth in (1, 4):
+        result = alphabeta.choose_move(block, None, depth, avoid={5})
+        assert result.move != 5 and result.score == -(WIN - 2), depth  # every other move loses at once
+        assert alphabeta.choose_move(block, None, depth, avoid=legal).move == 5  # never every legal move
+        assert alphabeta.choose_move(block, None, depth, rng=Rng(3), avoid=[m for m in legal if m != 2]).move == 2
+    move, result, _ = mcts_alphabeta.choose_move(block, time.monotonic() + 30, Rng(1), max_depth=3, playouts=50,
+                                                 avoid={5})
+    assert move != 5 and result.move != 5
+    assert mcts_alphabeta.choose_move(block, time.monotonic() + 30, Rng(1), max_depth=3, playouts=50,
+                                      avoid=legal)[0] == 5
 
 
 @pytest.mark.parametrize("name", ["alphabeta", "mcts_alphabeta"])
