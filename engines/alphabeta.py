@@ -149,6 +149,15 @@ def deepen(
     return result
 
 
+def info_core(position: AnyPosition) -> None:
+    """``info core native``, or ``info core python (why)``, on stderr: what the searches of
+    ``position``'s game run on (a module the sandbox cannot read, say, shows here)."""
+    from engines.native import describe
+
+    names = ("betsy_search",) if isinstance(position, Position) else ("connect4_search", "connect4_solver")
+    print(f"info core {describe(names)}", file=sys.stderr, flush=True)
+
+
 def _info(result: SearchResult) -> None:
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
     print(
@@ -165,6 +174,8 @@ def _choose(request: Request) -> Move:
     deadline = answer_deadline(request.seconds, STARTED, process_age(STARTED))
     position = request.position
     info = bool(request.options.get("info"))
+    if info:
+        info_core(position)
 
     def report(result: SearchResult) -> None:
         print_answer(position, result.move)  # anytime: the best move so far
@@ -200,8 +211,9 @@ OPTION_HELP = {
     "nodes": ("K", "stop after about K nodes; depth 1 always completes (skips the tables)"),
     "seed": ("S", "seed of the tie-break between equally good moves (a whole number)"),
     "contempt": ("C", f"a draw by repetition counts C points below level (default {CONTEMPT})"),
-    "info": ("", "print depth, score, nodes, nodes/s, time and principal variation of\n"
-                 "each completed depth on stderr"),
+    "info": ("", "print what the search runs on (native or python, and why), then depth,\n"
+                 "score, nodes, nodes/s, time and principal variation of each completed\n"
+                 "depth on stderr"),
 }
 SUMMARY = (
     "Iterative-deepening alpha-beta search; prints the best move of each completed\n"

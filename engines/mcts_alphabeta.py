@@ -46,7 +46,7 @@ if __name__ == "__main__" and not __package__:  # run as a file: import engines.
 import sys
 import time
 
-from engines.alphabeta import answer_deadline, avoid_at_root, deepen
+from engines.alphabeta import answer_deadline, avoid_at_root, deepen, info_core
 from engines.evaluation import Weights, make_evaluator
 from engines.protocol import Request, Rng, print_answer, process_age, run
 from engines.search.alphabeta import WIN_BOUND, AlphaBeta, SearchResult
@@ -309,6 +309,8 @@ def _choose(request: Request) -> Move:
     position = request.position
     deadline = answer_deadline(request.seconds, STARTED, process_age(STARTED))
     info = bool(request.options.get("info"))
+    if info:
+        info_core(position)
 
     def report(result: SearchResult) -> None:
         print_answer(position, result.move)
@@ -349,8 +351,8 @@ OPTION_HELP = {
                       "(skips the n = 3 tables)"),
     "mcts_share": ("F", f"share of the time left to MCTS after alpha-beta (default {MCTS_SHARE:g})"),
     "depth": ("D", "alpha-beta searches at most D plies deep (skips the n = 3 tables)"),
-    "info": ("", "print each completed depth's score, nodes and principal variation, and\n"
-                 "MCTS's playouts, on stderr"),
+    "info": ("", "print what the search runs on (native or python, and why), each completed\n"
+                 "depth's score, nodes and principal variation, and MCTS's playouts, on stderr"),
 }
 SUMMARY = (
     "Alpha-beta search, with Monte Carlo tree search choosing among the moves it finds\n"

@@ -183,15 +183,17 @@ def test_engines_search_natively_and_answer_as_the_pure_python_engines() -> None
     for move in (3, 3, 2, 4, -3, 1, 2, 5, -2):
         board.push(move)
     for engine in ("alphabeta.py", "mcts_alphabeta.py"):
-        outputs = []
+        outputs, cores = [], []
         for pure in ("0", "1"):
             done = subprocess.run(
                 [sys.executable, str(ROOT / "engines" / engine), "5", board.player, board.board(), "30",
                  "--depth", "6", "--info", "--seed", "1"],
                 capture_output=True, text=True, env=dict(os.environ, ARENA_PURE=pure), timeout=120, check=True)
             info = [strip_timing(line) for line in done.stderr.splitlines() if line.startswith("info ")]
+            cores.append(info.pop(0))
             outputs.append((done.stdout, info))
         assert outputs[0] == outputs[1], engine
+        assert cores == ["info core native", "info core python (betsy_search: ARENA_PURE is set)"], engine
         assert sum(line.startswith("info depth") for line in outputs[0][1]) == 6
 
 

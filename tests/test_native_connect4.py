@@ -219,15 +219,18 @@ def test_engines_search_natively_and_answer_as_the_pure_python_engines(width: in
     for move in (4, 4, 3, 5, 2, 3, 6, 1):
         board.push(move)
     for engine, options in (("alphabeta.py", []), ("mcts_alphabeta.py", ["--playouts", "200"])):
-        outputs = []
+        outputs, cores = [], []
         for pure in ("0", "1"):
             done = subprocess.run(
                 [sys.executable, str(ROOT / "engines" / engine), board.size_text, board.player, board.board(), "60",
                  "--depth", str(depth), "--info", "--seed", "1", *options],
                 capture_output=True, text=True, env=dict(os.environ, ARENA_PURE=pure), timeout=120, check=True)
             info = [strip_timing(line) for line in done.stderr.splitlines() if line.startswith("info ")]
+            cores.append(info.pop(0))
             outputs.append((done.stdout, info))
         assert outputs[0] == outputs[1], engine
+        pure_cores = "connect4_search: ARENA_PURE is set; connect4_solver: ARENA_PURE is set"
+        assert cores == ["info core native", f"info core python ({pure_cores})"], engine
         assert sum(line.startswith("info depth") for line in outputs[0][1]) == depth, outputs[0]
 
 

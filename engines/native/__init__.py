@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = __name__
 """The package the modules are imported from ("" for top-level modules: the build tests)."""
 _loaded: dict[str, ModuleType | None] = {}
+_why: dict[str, str] = {}
+"""Why a module did not load, by name."""
 
 
 def module_path(name: str, folder: str | None = None) -> str:
@@ -33,10 +35,11 @@ def module_path(name: str, folder: str | None = None) -> str:
 
 def sources(name: str, folder: str | None = None) -> list[str]:
     """The files module ``name`` is built from: ``py_<name>.c``, the core ``<name>.c`` if there is one,
-    and every header (``*.h``) of the folder (the sources include them)."""
+    every header (``*.h``) of the folder (the sources include them), and ``build.py`` (how they are
+    built: its flags, the module's mode)."""
     folder = HERE if folder is None else folder
     entries = os.listdir(folder)
-    wanted = {f"py_{name}.c", f"{name}.c"}
+    wanted = {f"py_{name}.c", f"{name}.c", "build.py"}
     return [os.path.join(folder, entry) for entry in sorted(entries) if entry in wanted or entry.endswith(".h")]
 
 
@@ -56,15 +59,30 @@ def pure() -> bool:
 
 def load(name: str) -> ModuleType | None:
     """Core ``name``'s module (``engines.native._<name>``), or None: not built, older than its sources
-    (``stale``), not importable by this interpreter, or the pure path asked for. Loaded once per
-    process."""
+    (``stale``), not importable by this interpreter, or the pure path asked for (``why_not`` says
+    which). Loaded once per process."""
     if name in _loaded:
         return _loaded[name]
     module = None
-    if not pure() and not stale(name):
+    if pure():
+        _why[name] = "ARENA_PURE is set"
+    elif stale(name):
+        _why[name] = "not built, or older than its sources (scripts/arena or engines/native/build.py builds it)"
+    else:
         try:
             module = __import__(f"{PACKAGE}._{name}" if PACKAGE else f"_{name}", fromlist=["_"])
-        except ImportError:
-            module = None
+        except ImportError as error:
+            _why[name] = f"cannot be imported: {error}"
     _loaded[name] = module
     return module
+
+
+def why_not(name: str) -> str | None:
+    """Why ``load(name)`` gave None (it is called first), or None when the module is loaded."""
+    return None if load(name) is not None else _why[name]
+
+
+def describe(names: tuple[str, ...]) -> str:
+    """``native`` when every core of ``names`` loads, else ``python`` and why (for an engine's --info)."""
+    reasons = [f"{name}: {why_not(name)}" for name in names if load(name) is None]
+    return "native" if not reasons else f"python ({'; '.join(reasons)})"

@@ -2,7 +2,8 @@
 """Compile the native search core: every ``engines/native/py_<name>.c`` (the core ``<name>.c`` with its
 interface to Python) into the extension module ``engines/native/_<name>`` + this interpreter's extension
 suffix, with the system C compiler (``$CC``, else ``cc``, else ``gcc``) and Python's headers, only where
-the module is missing or older than its sources (``--if-stale``; without it, every one).
+the module is missing or older than its sources, this file among them (``--if-stale``; without it,
+every one). Modules are readable by every user (the sandbox runs engines under uids of their own).
 
 Flags: -O3 tuned for this processor (``-mtune=native`` schedules instructions for it and adds none, so
 the library still runs on any machine of its architecture), plus ``-mpopcnt`` on an x86-64 processor
@@ -86,6 +87,9 @@ def build(name: str, cc: str, headers: str) -> str | None:
         if done.returncode != 0:
             first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:200])
             return f"{cc} failed on py_{name}.c: {first}"
+        # Readable by every user: run as root, the sandbox runs each engine under a uid of its own, and
+        # the temporary file's mode (0600, plus the linker's execute bits) would hide the module from it.
+        os.chmod(partial, 0o755)
         os.replace(partial, target)
         return None
     except (OSError, subprocess.TimeoutExpired) as error:
