@@ -2,9 +2,10 @@
 (engines/connect4_solver.py) finds a move that keeps the position's value within a time budget.
 
 ``keep_value`` first proves the value of the position itself (won, drawn or lost: a weak solve, two
-null-window searches at most), then tries the moves in the order given until one provably keeps that
-value (one null-window search each, most of it already in the solver's table): a won position is
-kept by a winning move, a drawn one by a move that does not lose. That is all a move must do: keeping
+null-window searches at most). The proof of a won or drawn position mostly names the root move it
+rests on (``Solver.root_move``), which keeps the value; otherwise the moves are tried in the order
+given until one provably keeps it (one null-window search each, most of it already in the solver's
+table): a won position is kept by a winning move, a drawn one by a move that does not lose. That is all a move must do: keeping
 the value at every move keeps the game's result. In a lost position every move loses, and the
 exact scores of ``solve_moves`` choose the longest loss. The solver has no clock of its own, so an
 interval timer (SIGALRM) interrupts it.
@@ -142,6 +143,8 @@ def keep_value(position: Position, order: list[Move], deadline: float,
         value = sign(searcher.solve(state_of(position), low=-1, high=1))
         if value < 0:
             return value, None
+        if searcher.root_move is not None:  # the move the proof itself found: it keeps the value
+            return value, searcher.root_move
         for move, child in children:
             # The move keeps the value when the opponent's score after it is at most -value.
             if searcher.solve(child, low=-value, high=1 - value) <= -value:

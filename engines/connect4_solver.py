@@ -158,6 +158,10 @@ class Solver:
         h1 = height + 1
         self._bottom = ((1 << (width * h1)) - 1) // ((1 << h1) - 1)
         self._board = self._bottom * ((1 << height) - 1)
+        self._root = [-1, 0]
+        """(the discs of the position being solved, the root move that failed high in the current
+        null-window search or 0), shared with the search."""
+        self._root_move: int | None = None
         self._negamax, self._node_count, self._set_stop = self._build()
         self._nodes_before = 0
         self.bounds = (0, 0)
@@ -169,6 +173,17 @@ class Solver:
         """Whether the search runs in the native core (engines/native/connect4_solver.c): when it is
         built, ``native`` was not turned off and ARENA_PURE is not set (every supported size)."""
         return self._native is not None
+
+    @property
+    def root_move(self) -> int | None:
+        """After ``solve``: a move (its 1-based column) that the search proved reaches the score it
+        returned (the best move, for an exact score; a winning one for a won value; a move that keeps
+        a draw for a drawn one), or None where the proof needed none (an immediate win, a bound
+        read from the table) or the search was stopped. The same move on both paths."""
+        if self._native is not None:
+            column = int(self._native.lib.root_move(self._native.handle))
+            return None if column < 0 else column + 1
+        return self._root_move
 
     @property
     def nodes(self) -> int:
@@ -233,6 +248,7 @@ class Solver:
             raise PositionError(f"a {state.width}x{state.height} position given to a {self.width}x{self.height} solver")
 
     def _solve(self, state: State, window: tuple[int, int]) -> int:
+        self._root_move = None
         self._check_state(state)
         size = self.width * self.height
         current, mask, moves = state.current, state.mask, state.moves
@@ -242,6 +258,11 @@ class Solver:
         low, high = -((size - moves) // 2), (size + 1 - moves) // 2
         low, high = max(low, window[0]), min(high, window[1])  # the window (see solve)
         negamax = self._negamax
+        root = self._root
+        root[0] = moves
+        # The last root move a search failed high with, and its score: it reaches the result if that
+        # score does (a search can fail high on a bound alone, with no move).
+        proved, proved_score = 0, low
         # Null-window searches narrow [low, high]; probing nearer 0 first finds draws and slow wins sooner.
         while low < high:
             self.bounds = (low, high)
@@ -250,11 +271,16 @@ class Solver:
                 mid = int(low / 2)
             elif mid >= 0 and int(high / 2) > mid:
                 mid = int(high / 2)
+            root[1] = 0
             score = negamax(current, mask, moves, mid, mid + 1, opponent_wins)
             if score <= mid:
                 high = score
             else:
                 low = score
+                if root[1]:
+                    proved, proved_score = root[1], score
+        if proved and proved_score >= low:
+            self._root_move = (proved.bit_length() - 1) // (self.height + 1) + 1
         return low
 
     def _build(self):  # type: ignore[no-untyped-def]
@@ -264,6 +290,7 @@ class Solver:
         h0, h1, h2 = h, h + 1, h + 2
         h0x3, h1x3, h2x3 = 3 * h0, 3 * h1, 3 * h2
         bottom, board = self._bottom, self._board
+        root = self._root
         column_masks = [((1 << h) - 1) << (c * h1) for c in range(w)]
         # Centre columns first; a column's priority breaks ties between equal threat counts.
         order = sorted(range(w), key=lambda c: (abs(2 * c - (w - 1)), c))
@@ -425,6 +452,8 @@ class Solver:
                     # (a missing entry or a lower bound reads as at least ``lower``: never a cut).
                     value = -table_get(child_keys + move, lower)
                     if value >= beta:
+                        if moves == root[0]:
+                            root[1] = move
                         return value
                     children.append((threats.bit_count() * 16 + rank, move, threats))
                 children.sort(reverse=True)
@@ -434,6 +463,8 @@ class Solver:
                     if len(table) >= table_size:
                         trim()
                     table[key] = score + lower
+                    if moves == root[0]:
+                        root[1] = move
                     return score
                 if score > alpha:
                     alpha = score

@@ -407,7 +407,7 @@ def test_a_window_proves_only_what_it_asks_the_same_both_ways_and_the_value_alon
     # (v - 1, v), and a wide window: native and Python give the same result with the same nodes. The
     # value alone costs fewer nodes over the sample than the exact score (not on every position: the
     # exact search's first probes below a draw fill the table with easy bounds).
-    weak = exact = 0
+    weak = exact = proved = 0
     for name in ("Test_L2_R1", "Test_L2_R2", "Test_L3_R1"):
         for moves, text in [line.split() for line in (PONS / name).read_text().splitlines()][:6]:
             state, score = parse_moves(moves), int(text)
@@ -420,10 +420,18 @@ def test_a_window_proves_only_what_it_asks_the_same_both_ways_and_the_value_alon
                 assert found == python.solve(state, low=low, high=high), (moves, low, high)
                 assert native.nodes == python.nodes, (moves, low, high)
                 assert windowed(score, low, high, found), (moves, score, low, high, found)
+                # The root move: the same both ways, and it reaches the result (when one was proved).
+                assert native.root_move == python.root_move, (moves, low, high)
+                if native.root_move is not None:
+                    assert -native_solver().solve(parse_moves(moves + str(native.root_move))) >= found
+                    proved += 1
                 if (low, high) == (-1, 1):
                     assert found == (score > 0) - (score < 0)  # the value: won, drawn or lost
                     weak += native.nodes
+                if (low, high) == (-30, 30) and native.root_move is not None:  # the exact score: a best move
+                    assert -native_solver().solve(parse_moves(moves + str(native.root_move))) == score
     assert weak < exact, (weak, exact)
+    assert proved == 53, proved  # of 108: a solve that ends failing low, or high on a bound alone, proves none
     with pytest.raises(ValueError, match="a window needs low < high, not 1 and 1"):
         native_solver().solve(parse_moves("4"), low=1, high=1)
 

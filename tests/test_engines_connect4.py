@@ -510,9 +510,9 @@ def test_endgame_stops_at_the_first_win_and_at_an_immediate_win() -> None:
     # The order: the opponent's evaluation one ply on, lowest first, the centre first among equals.
     order = connect4_endgame.static_order(position)
     assert order == sorted(position.legal_moves(), key=lambda m: (evaluate(position.after(m)), abs(2 * m - 9), m))
-    first = next(move for move in order if move in winning)
-    # The position's value is proved (won), then the first move in the order that keeps it is played.
-    assert connect4_endgame.endgame(position, time.monotonic() + 30) == (first, {first: 1}, frozenset())
+    # The position's value is proved (won), with the winning move the proof rests on.
+    kept, scores, avoid = connect4_endgame.endgame(position, time.monotonic() + 30)
+    assert kept in winning and scores == {kept: 1} and not avoid
     assert connect4_endgame.solve_moves(position, [1, 2, 4, 3, 8], time.monotonic() + 30) == {1: expected[1]}
     # x wins at once in column 4 (bottom row): the fastest win, 8x8 with 6 discs played.
     board = "." * 48 + "ooo....." + "xxx....."
@@ -620,10 +620,30 @@ def out_of_time_at_call(monkeypatch: pytest.MonkeyPatch, call: int) -> list[int]
     return calls
 
 
+def test_keep_value_tries_the_moves_in_order_when_the_proof_names_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As when the proof of the value ends on a bound, not a move: the moves are tried in the order,
+    # each proved to lose the draw (scored -1) or to keep it, and the first that keeps it is played.
+    from engines.connect4_solver import Solver
+
+    position = played(DRAWN, 7, 6)
+    order = connect4_endgame.static_order(position)
+    calls = out_of_time_at_call(monkeypatch, 100)
+    assert connect4_endgame.keep_value(position, order, time.monotonic() + 30).move == 5
+    assert len(calls) == 1  # the proof of the draw names 5: nothing more to solve
+    monkeypatch.setattr(Solver, "root_move", None)
+    assert connect4_endgame.keep_value(position, order, time.monotonic() + 30) == (5, {5: 0}, frozenset())
+    calls = out_of_time_at_call(monkeypatch, 100)
+    assert connect4_endgame.keep_value(position, order, time.monotonic() + 30).move == 5
+    assert len(calls) == 2 + order.index(5)  # the value, then each move up to 5
+
+
 def test_keep_value_out_of_time_avoids_the_moves_proved_not_to_keep_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The drawn position only column 5 keeps: the value is proved (the first solve), then the moves
-    # before 5 in the order are proved to lose it, and time runs out at 5's. Another move keeps the
-    # draw, so the search must not play those.
+    # The drawn position only column 5 keeps: the value is proved (the first solve, naming no move
+    # here), then the moves before 5 in the order are proved to lose it, and time runs out at 5's.
+    # Another move keeps the draw, so the search must not play those.
+    from engines.connect4_solver import Solver
+
+    monkeypatch.setattr(Solver, "root_move", None)
     position = played(DRAWN, 7, 6)
     order = connect4_endgame.static_order(position)
     tried = order[:order.index(5)]

@@ -49,7 +49,8 @@ typedef struct {
     int width, height;
     volatile int stop; /* set from another thread: the search stops at its next look */
     uint64_t nodes;
-    int low, high; /* the score's bounds during a search */
+    int low, high;   /* the score's bounds during a search */
+    int root_column; /* after a search: the 0-based column of a root move proved to reach its result, or -1 */
 } head_t;
 
 #define C4_BODY
@@ -114,6 +115,7 @@ void c4_reset(void *solver) {
 uint64_t c4_nodes(void *solver) { return ((head_t *)solver)->nodes; }
 int c4_low(void *solver) { return ((head_t *)solver)->low; }
 int c4_high(void *solver) { return ((head_t *)solver)->high; }
+int c4_root_move(void *solver) { return ((head_t *)solver)->root_column; }
 /* Ask a search running on another thread to stop (1), or clear the request (0) before starting one. */
 void c4_stop(void *solver, int stop) { ((head_t *)solver)->stop = stop; }
 
@@ -186,8 +188,11 @@ typedef struct {
     BOARD bottom, board;
     BOARD columns[C4_MAX_W]; /* column masks, centre first */
     int priority[C4_MAX_W];  /* of the column at the same index of columns */
+    int column_of[C4_MAX_W]; /* and its index on the board */
     int losses[C4_MAX_CELLS + 1], lows[C4_MAX_CELLS + 1], highs[C4_MAX_CELLS + 1], next_win_only[C4_MAX_CELLS + 1];
     int lower, split;
+    int root_plies;  /* the discs of the position being solved: a node with as many is the root */
+    BOARD root_move; /* the root move that failed high in the current null-window search, or 0 */
     /* table: linear probing, at most half full */
     NAME(slot_t) *slots;
     uint64_t capacity, entries, table_size;
@@ -313,6 +318,7 @@ static void *NAME(new)(int width, int height, int64_t table_size) {
             if (abs(2 * c - (width - 1)) == distance) {
                 s->columns[rank] = B_SHL(column, c * h1);
                 s->priority[rank] = width - rank;
+                s->column_of[rank] = c;
                 rank++;
             }
     for (int n = 0; n < size; n++) {
@@ -462,7 +468,10 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
             int child = NAME(table_get)(s, B_ADD(child_keys, children[i].move));
             if (child != C4_EMPTY) {
                 int value = -(child - C4_OFFSET);
-                if (value >= beta) return value;
+                if (value >= beta) {
+                    if (moves == s->root_plies) s->root_move = children[i].move;
+                    return value;
+                }
             }
             children[i].score += POPCOUNT(children[i].threats) * 16;
         }
@@ -483,6 +492,7 @@ static int NAME(negamax)(NAME(solver_t) *s, BOARD current, BOARD mask, int moves
         if (s->aborted) return 0;
         if (score >= beta) {
             NAME(store)(s, key, score + s->lower);
+            if (moves == s->root_plies) s->root_move = children[i].move;
             return score;
         }
         if (score > alpha) alpha = score;
@@ -501,6 +511,7 @@ static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64
     s->deadline = deadline;
     s->watch = watch;
     s->stop_at = UINT64_MAX;
+    s->head.root_column = -1;
     if ((s->has_limit || has_deadline || watch) && NAME(check)(s)) return C4_OUT_OF_BUDGET;
     int size = s->size;
     if (B_ANY(NAME(winning_cells)(current, B_AND(B_ADD(mask, s->bottom), s->board), s->h))) return (size + 1 - moves) / 2;
@@ -508,6 +519,11 @@ static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64
     int low = -((size - moves) / 2), high = (size + 1 - moves) / 2;
     if (low < low_limit) low = low_limit; /* the window: Solver._solve */
     if (high > high_limit) high = high_limit;
+    /* The last root move a search failed high with, and its score: it reaches the result if that score
+     * does (a search can fail high on a bound alone, with no move). */
+    BOARD proved = B_WORD(0);
+    int proved_score = low;
+    s->root_plies = moves;
     while (low < high) {
         s->head.low = low;
         s->head.high = high;
@@ -516,13 +532,22 @@ static int NAME(solve)(void *solver, BOARD current, BOARD mask, int moves, int64
             mid = low / 2;
         else if (mid >= 0 && high / 2 > mid)
             mid = high / 2;
+        s->root_move = B_WORD(0);
         int score = NAME(negamax)(s, current, mask, moves, mid, mid + 1, opponent_wins);
         if (s->aborted) return C4_OUT_OF_BUDGET;
-        if (score <= mid)
+        if (score <= mid) {
             high = score;
-        else
+        } else {
             low = score;
+            if (B_ANY(s->root_move)) {
+                proved = s->root_move;
+                proved_score = score;
+            }
+        }
     }
+    if (proved_score >= low)
+        for (int rank = 0; rank < s->head.width; rank++)
+            if (B_ANY(B_AND(proved, s->columns[rank]))) s->head.root_column = s->column_of[rank];
     return low;
 }
 

@@ -47,6 +47,7 @@ GETTER(nodes, PyLong_FromUnsignedLongLong)
 GETTER(table_entries, PyLong_FromUnsignedLongLong)
 GETTER(low, PyLong_FromLong)
 GETTER(high, PyLong_FromLong)
+GETTER(root_move, PyLong_FromLong)
 
 static PyObject *py_reset(PyObject *self, PyObject *capsule) {
     void *solver = handle_of(capsule, CAPSULE);
@@ -86,6 +87,7 @@ static PyMethodDef methods[] = {
     {"table_entries", py_table_entries, METH_O, "table_entries(handle) -> entries in the table"},
     {"low", py_low, METH_O, "low(handle) -> the running search's proven lower bound"},
     {"high", py_high, METH_O, "high(handle) -> the running search's proven upper bound"},
+    {"root_move", py_root_move, METH_O, "root_move(handle) -> the last search's proved root column (0-based), or -1"},
     {"stop", py_stop, METH_VARARGS, "stop(handle, flag)"},
     {"u192_op", py_u192_op, METH_VARARGS, "u192_op(op, a, b, n) -> (int result, board result)"},
     {NULL, NULL, 0, NULL},
