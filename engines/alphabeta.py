@@ -9,9 +9,9 @@ answer) and exits by about 0.9 x the limit, counting its own start-up.
 
 In a Connect Four endgame (engines.connect4_endgame: at most ENDGAME_EMPTY empty cells) the exact
 solver has the first ``NATIVE_ENDGAME_SHARE`` (``ENDGAME_SHARE`` in Python; engines.connect4_endgame)
-of the time: a move proved to
-keep the position's value (won or drawn), or a lost position's longest loss, is played at once;
-otherwise the search decides among the moves the solver did not prove worse than another.
+of the time: a move proved to keep the position's value (won or drawn), or a lost position's longest
+loss, is played at once; otherwise the search decides among the moves the solver did not prove
+worse than another.
 Measured against homework at 8x8 as o (50 openings of the strength config, in-process, 0.3 s per
 move): 32/50 without the solver, 36 and 43/50 (two runs) with it.
 """

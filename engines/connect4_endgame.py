@@ -5,10 +5,10 @@
 null-window searches at most). The proof of a won or drawn position mostly names the root move it
 rests on (``Solver.root_move``), which keeps the value; otherwise the moves are tried in the order
 given until one provably keeps it (one null-window search each, most of it already in the solver's
-table): a won position is kept by a winning move, a drawn one by a move that does not lose. That is all a move must do: keeping
-the value at every move keeps the game's result. In a lost position every move loses, and the
-exact scores of ``solve_moves`` choose the longest loss. The solver has no clock of its own, so an
-interval timer (SIGALRM) interrupts it.
+table): a won position is kept by a winning move, a drawn one by a move that does not lose. That is
+all a move must do: keeping the value at every move keeps the game's result. In a lost position
+every move loses, and the exact scores of ``solve_moves`` choose the longest loss. The solver has
+no clock of its own, so an interval timer (SIGALRM) interrupts it.
 
 Scores are the solver's (Pons's convention), from the mover's point of view: positive wins (the
 larger, the sooner), 0 draws, negative losses (the more negative, the sooner); ``keep_value``'s are

@@ -3,9 +3,9 @@ every opening of two plies, with both colours.
 
 The engine moves as engines/alphabeta.py does under the protocol: the exact solver first (at most
 ``connect4_endgame.ENDGAME_EMPTY`` empty cells, ``--solver-seconds`` per move), then the search,
-among the moves the solver did not prove worse than another. The search stops after ``--nodes`` nodes instead
-of at the clock, so a game's moves do not depend on the machine's load (only the solver's timer
-does). That makes it the way to compare versions of the engine: run the script from each version's
+among the moves the solver did not prove worse than another. The search stops after ``--nodes``
+nodes instead of at the clock, so a game's moves do not depend on the machine's load (only the
+solver's timer does). That makes it the way to compare versions of the engine: run the script from each version's
 checkout (a git worktree), on a busy machine if need be. About 100,000 nodes are 0.25 s of search
 at 8x8 on this machine.
 

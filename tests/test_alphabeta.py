@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -10,6 +9,7 @@ import time
 import pytest
 
 from engines.alphabeta import choose_move
+from engines.native import pure
 from engines.evaluation import evaluate
 from engines.protocol import Rng
 from engines.search.alphabeta import WIN, AlphaBeta
@@ -140,7 +140,7 @@ def _run(args: list[str], limit: str = "1") -> tuple[list[str], list[str], float
     assert result.returncode == 0, result.stderr
     err = result.stderr.splitlines()
     if "--info" in args:  # first, what the search runs on (the suite's set-up builds the core)
-        assert err[:1] == ["info core native"] or os.environ.get("ARENA_PURE", "") not in ("", "0"), err[:1]
+        assert err[:1] == ["info core native"] or pure(), err[:1]
         err = err[1:]
     return result.stdout.splitlines(), err, wall
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engines.connect4_solver import PositionError, Solver, State, from_columns, parse_moves, solve, solve_lines
+from engines.connect4_solver import PositionError, Solver, State, from_columns, parse_moves, sign, solve, solve_lines
 
 PONS = Path(__file__).resolve().parent / "data" / "pons"
 """Samples of Pons's test sets (tests/data/README.md says which lines); scripts/bench_solver.py runs whole sets."""
@@ -86,11 +86,11 @@ def brute_force(moves: list[int], width: int, height: int) -> int:
     def makes_four(column: int, row: int, player: int) -> bool:
         for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
             count = 1
-            for sign in (1, -1):
-                c, r = column + sign * dc, row + sign * dr
+            for way in (1, -1):
+                c, r = column + way * dc, row + way * dr
                 while 0 <= c < width and 0 <= r < height and grid[c][r] == player:
                     count += 1
-                    c, r = c + sign * dc, r + sign * dr
+                    c, r = c + way * dc, r + way * dr
             if count >= 4:
                 return True
         return False
@@ -426,7 +426,7 @@ def test_a_window_proves_only_what_it_asks_the_same_both_ways_and_the_value_alon
                     assert -native_solver().solve(parse_moves(moves + str(native.root_move))) >= found
                     proved += 1
                 if (low, high) == (-1, 1):
-                    assert found == (score > 0) - (score < 0)  # the value: won, drawn or lost
+                    assert found == sign(score)  # the value: won, drawn or lost
                     weak += native.nodes
                 if (low, high) == (-30, 30) and native.root_move is not None:  # the exact score: a best move
                     assert -native_solver().solve(parse_moves(moves + str(native.root_move))) == score
