@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import stat
 import sys
 from pathlib import Path
 
 import pytest
 
-from harness.referee.engine_specs import BUILTIN, ENGINES_DIR, builtin_engine, command_engine, resolve_engine
+from harness.referee.engine_specs import (BUILTIN, ENGINES_DIR, builtin_engine, command_engine, env_command_start,
+                                          resolve_engine)
+from harness.referee.referee import resolve_interpreter
 from harness.errors import EngineError
 
 
@@ -36,6 +40,33 @@ def test_python_command_resolves_the_script_against_the_base_dir(tmp_path: Path)
     assert spec.command == ("python3", str(script))
     assert spec.program == str(script)
     assert spec.name == "python3 sub/betsy.py"
+
+
+def test_an_env_command_is_checked_and_resolved_as_the_command_it_runs(tmp_path: Path) -> None:
+    # env NAME=VALUE... COMMAND: the program is COMMAND's (its script resolved, a missing one named),
+    # and the referee runs the harness's interpreter in it, as for a bare python3 command.
+    script = tmp_path / "betsy.py"
+    script.write_text("print('hi')\n")
+    env = shutil.which("env")
+    spec = command_engine("env -u HOME LEVEL=3 python3 betsy.py --fast", tmp_path, name="ann")
+    assert spec.command == (env, "-u", "HOME", "LEVEL=3", "python3", str(script), "--fast")
+    assert spec.program == str(script)
+    assert resolve_interpreter(spec.command) == [env, "-u", "HOME", "LEVEL=3", sys.executable, str(script), "--fast"]
+    with pytest.raises(EngineError) as info:
+        command_engine("env LEVEL=3 python3 nothere.py", tmp_path, name="ann")
+    assert str(info.value) == (
+        f"engine 'ann': script 'nothere.py' not found (looked for {tmp_path / 'nothere.py'}); "
+        f"check the path (relative paths start from {tmp_path})"
+    )
+
+
+@pytest.mark.parametrize(("command", "start"), [
+    ("env A=1 python3 x.py", 2), ("env -i A=1 B= prog", 4), ("env --unset=A -u B prog", 4),
+    ("/usr/bin/env - prog", 2), ("env A=1", None), ("env -S 'python3 x.py'", None), ("env -C /tmp prog", None),
+    ("python3 x.py", None), ("envy A=1 prog", None)])
+def test_where_the_command_an_env_head_runs_starts(command: str, start: int | None) -> None:
+    # Only the options that leave the rest a plain command are read through; -S and -C are not.
+    assert env_command_start(shlex.split(command)) == start
 
 
 def test_missing_python_script_names_the_path(tmp_path: Path) -> None:

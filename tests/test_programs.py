@@ -88,6 +88,10 @@ def test_a_commands_program_folders_are_its_programs_not_its_interpreters(tmp_pa
     assert program_of((sh, str(script))).folders == (str(tmp_path / "ann"),)  # sh is the system's
     assert program_of((sh, "-c", "echo")).folders == ()
     assert program_of(builtin_engine("greedy").command).folders == ()
+    env = shutil.which("env")
+    assert env is not None and env.startswith("/usr/")
+    assert program_of((env, "LEVEL=3", sys.executable, str(script))) == program_of((sys.executable, str(script)))
+    assert program_of((env, "LEVEL=3", *builtin_engine("greedy").command)).own is True
 
 
 # --- layouts ----------------------------------------------------------------------------------------

@@ -700,3 +700,15 @@ def test_the_built_in_engines_search_on_the_native_core_inside_the_sandbox(engin
         result = ask(command, position, Clock(2), Limits(sandbox=True), ["--info", "--depth", "2"])
         assert result.verdict == Verdict.OK, result.detail
         assert result.stderr_tail.splitlines()[0] == "info core native", position
+
+
+def test_an_env_command_runs_in_the_sandbox_with_its_variables() -> None:
+    # `env ARENA_PURE=1 python3 engines/alphabeta.py` measures the engine without its core (as arena
+    # sprt does): the sandbox must see the program env runs, or it finds neither script nor interpreter.
+    from harness.referee.engine_specs import command_engine
+    from harness.referee.referee import resolve_interpreter
+
+    spec = command_engine("env ARENA_PURE=1 python3 engines/alphabeta.py", ROOT)
+    result = ask(resolve_interpreter(spec.command), SEED, Clock(2), Limits(sandbox=True), ["--info", "--depth", "2"])
+    assert result.verdict == Verdict.OK, result.detail
+    assert result.stderr_tail.splitlines()[0] == "info core python (betsy_search: ARENA_PURE is set)"

@@ -49,6 +49,31 @@ BUILTIN: dict[str, Builtin] = {engine.name: engine for engine in BUILTIN_ENGINES
 
 _PYTHONS = ("python", "python3")
 
+_ENV_FLAGS = ("-i", "--ignore-environment", "-")
+_ENV_VALUED = ("-u", "--unset")
+
+
+def env_command_start(tokens: tuple[str, ...] | list[str]) -> int | None:
+    """Where the command that an ``env`` head runs starts (``env [-i] [-u NAME] NAME=VALUE... COMMAND``),
+    or None: the head is not ``env``, no command follows, or an option changes how the rest is read
+    (``-S``, ``-C DIR``)."""
+    if not tokens or os.path.basename(tokens[0]) != "env":
+        return None
+    i = 1
+    while i < len(tokens):
+        token = tokens[i]
+        if token in _ENV_FLAGS or token.startswith("--unset="):
+            i += 1
+        elif token in _ENV_VALUED:
+            i += 2
+        elif token.startswith("-"):
+            return None
+        elif "=" in token:
+            i += 1
+        else:
+            return i
+    return None
+
 
 @dataclass(frozen=True)
 class EngineSpec:
@@ -137,6 +162,13 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
         raise EngineError(f"engine {label!r}: cannot parse command {command!r}: {error}") from None
     if not tokens:
         raise EngineError(f"engine {label!r}: empty command; give a program, e.g. python3 betsy.py")
+    start = env_command_start(tokens) if tokens[0] in ("env", "/usr/bin/env", "/bin/env") else None
+    if start is not None:  # env NAME=VALUE... COMMAND: COMMAND is the program, checked as one
+        env = tokens[0] if os.path.isabs(tokens[0]) else shutil.which("env")
+        if env is None or not os.path.isfile(env):
+            raise EngineError(f"engine {label!r}: command {tokens[0]!r} not found")
+        inner = command_engine(shlex.join(tokens[start:]), base_dir, name=label)
+        return EngineSpec(label, (env, *tokens[1:start], *inner.command), inner.program, (), None)
 
     def written(token: str) -> str:
         return os.path.join(base, os.path.expanduser(token))

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engines.tables import table_dir
-from harness.referee.engine_specs import BUILTIN_ENGINES, ENGINES_DIR, EngineSpec
+from harness.referee.engine_specs import BUILTIN_ENGINES, ENGINES_DIR, EngineSpec, env_command_start
 from harness.errors import LayoutError
 
 PROJECT_DIR = str(ENGINES_DIR.parent)
@@ -152,7 +152,11 @@ class Program:
 
 @functools.lru_cache(maxsize=256)
 def program_of(command: tuple[str, ...]) -> Program:
-    """The program files and folders of an engine command (its argv before ``N PLAYER BOARD SECONDS``)."""
+    """The program files and folders of an engine command (its argv before ``N PLAYER BOARD SECONDS``):
+    for the system's ``env NAME=VALUE... COMMAND``, those of COMMAND."""
+    start = env_command_start(command)
+    if start is not None and is_system(command[0]):
+        return program_of(command[start:])
     head = ""
     if command:
         head = command[0] if os.path.isabs(command[0]) else (shutil.which(command[0]) or command[0])

@@ -214,13 +214,19 @@ def _capsule(result: CallResult, position: Position, clock: Clock, limits: Limit
 
 
 def resolve_interpreter(argv: Sequence[str]) -> list[str]:
-    """Replace a leading ``python``/``python3`` with the real interpreter running the harness.
+    """Replace a leading ``python``/``python3`` (or the one an ``env NAME=VALUE...`` head runs) with
+    the real interpreter running the harness.
 
-    A pyenv-style shim is a shell script that costs tens of milliseconds per call.
+    A pyenv-style shim is a shell script that costs tens of milliseconds per call, and the shim's
+    own files are not in the sandbox.
     """
+    from harness.referee.engine_specs import env_command_start
+
     args = list(argv)
-    if args and args[0] in ("python", "python3"):
-        args[0] = sys.executable
+    start = env_command_start(args)
+    head = start if start is not None else 0
+    if head < len(args) and args[head] in ("python", "python3"):
+        args[head] = sys.executable
     return args
 
 
