@@ -15,7 +15,7 @@ from harness.report.ratings import (
     pentanomial_llr,
     sprt_pentanomial,
 )
-from tests.conftest import ARENA, run_program
+from tests.conftest import ARENA, ROOT, run_program
 
 S1 = expected_score(10)  # 1 / (1 + 10^(-10/400)) = 0.514387...
 
@@ -135,6 +135,45 @@ def test_arena_sprt_plays_pairs_until_h1_stores_them_and_resumes(tmp_path: Path)
     again = run_program(args, timeout=120)
     assert again.returncode == 0
     assert again.stdout.splitlines()[1:] == [lines[-2], lines[-1]]  # nothing played: the stored state, the verdict
+
+
+def test_an_engine_that_forfeits_every_game_stops_the_test_before_any_verdict(tmp_path: Path) -> None:
+    # H1 against a program that never answers says nothing of strength: the run stops with what it
+    # printed, and a rerun on the same games stops again before playing more.
+    db = tmp_path / "sprt.sqlite"
+    crasher = ROOT / "tests" / "fake_engines" / "crashes_without_answer.py"
+    args = [ARENA, "sprt", "greedy", f"python3 {crasher}", "--elo0", "0", "--elo1", "100", "--n", "3",
+            "--db", str(db), "--concurrency", "2", "--sandbox", "off"]
+    error = (f"arena: error: crashes_without_answer forfeited all 4 of its games (the first: o wins: x "
+             "(crashes_without_answer) forfeits by no-answer: exited with status 1, no well-formed 'MOVE BOARD' "
+             "line; last line: 'thinking...'; stderr: RuntimeError: engine exploded); fix its command and run "
+             f"again with another --db (these games are in {db})\n")
+    done = run_program(args, timeout=120)
+    assert (done.returncode, done.stdout.splitlines()[1:]) == (2, [
+        "pairs     0  pentanomial [0, 0, 0, 0, 0]  LLR +0.00 (-2.94, +2.94)  Elo -",
+        "pairs     2  pentanomial [0, 0, 0, 0, 2]  LLR +0.49 (-2.94, +2.94)  Elo +inf [-216.2, +inf]"])
+    assert done.stderr.endswith(error)
+    again = run_program(args, timeout=120)
+    assert (again.returncode, again.stdout.splitlines()[1:], again.stderr.endswith(error)) == (2, [
+        "pairs     2  pentanomial [0, 0, 0, 0, 2]  LLR +0.49 (-2.94, +2.94)  Elo +inf [-216.2, +inf]"], True)
+
+
+def test_forfeits_short_of_every_game_are_said_beside_the_result(tmp_path: Path) -> None:
+    # A program that crashes as x and plays greedy as o: half its games are forfeits, said in one line.
+    program = tmp_path / "half.py"
+    program.write_text(
+        "import os, sys\n"
+        "if sys.argv[2] == 'x':\n"
+        "    sys.exit('no move as x')\n"
+        f"os.execv(sys.executable, [sys.executable, {str(ROOT / 'engines' / 'greedy.py')!r}, *sys.argv[1:]])\n")
+    db = tmp_path / "sprt.sqlite"
+    done = run_program([ARENA, "sprt", "greedy", f"python3 {program}", "--elo0", "0", "--elo1", "100", "--n", "3",
+                        "--db", str(db), "--concurrency", "2", "--sandbox", "off", "--max-pairs", "2"], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[1:] == [
+        "arena: warning: half forfeited 2 of its 4 games (the first: o wins: x (half) forfeits by no-answer: "
+        "exited with status 1, printed nothing on stdout; stderr: no move as x)"]
+    assert done.stdout.splitlines()[-1].startswith("no decision after 2 pairs (the --max-pairs limit): LLR ")
 
 
 @pytest.mark.parametrize(("extra", "message"), [

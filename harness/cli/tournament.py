@@ -205,4 +205,6 @@ def sprt_command(
         final = sprt.run(test, echo, on_warning=warn, checked=checked)
     except KeyboardInterrupt:
         raise stopped(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume") from None
+    for text in sprt.forfeit_warnings(final):
+        warn(text)
     echo(sprt.verdict(test, final))

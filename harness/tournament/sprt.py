@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.errors import EngineError
 from harness.tournament.config import Opening, TournamentConfig, read_openings
 from harness.referee.engine_specs import EngineSpec
 from harness.report.ratings import GameResult, PairedEstimate, SprtResult, paired_estimate, pentanomial, sprt_pentanomial
@@ -48,12 +49,24 @@ class SprtPlan:
 
 
 @dataclass(frozen=True)
+class Forfeits:
+    """An engine's games lost by a fault of its own (a crash, an illegal move, the clock)."""
+
+    lost: int
+    played: int
+    first: str
+    """The first such game's reason, as stored."""
+
+
+@dataclass(frozen=True)
 class SprtState:
     pairs: int
     counts: list[int]
     """Pentanomial counts of the first engine's pair scores (0, 1/2, 1, 3/2, 2 points)."""
     test: SprtResult
     estimate: PairedEstimate | None
+    forfeits: dict[str, Forfeits] = dataclasses.field(default_factory=dict)
+    """The engines that lost a game by forfeit, by name."""
 
 
 def engine_name(spec: EngineSpec, taken: set[str]) -> str:
@@ -101,20 +114,45 @@ def state(plan: SprtPlan) -> SprtState:
     """The test on the pairs stored so far."""
     a, b = plan.names
     results: list[GameResult] = []
+    faults: dict[str, list[str]] = {}
     if plan.db.exists():
         store = Store(plan.db, read_only=True)
         try:
             tournament = store.latest_tournament(plan.config.name)
             if tournament is not None:
-                results = [GameResult(g.x, g.o, score_for_x(g.result), g.pair_key) for g in store.games(tournament)]
+                for g in store.games(tournament):
+                    results.append(GameResult(g.x, g.o, score_for_x(g.result), g.pair_key))
+                    if g.fault is not None:
+                        faults.setdefault(str(g.fault.get("engine")), []).append(g.reason)
         finally:
             store.close()
     low, high = sorted((a, b))
     counts = pentanomial(results).get((low, high), [0] * 5)
     if low != a:  # counted for the name that sorts first: turn them to a's view
         counts = counts[::-1]
+    forfeits = {name: Forfeits(len(faults[name]), len(results), faults[name][0]) for name in (a, b) if name in faults}
     return SprtState(sum(counts), counts, sprt_pentanomial(counts, plan.elo0, plan.elo1, plan.alpha, plan.beta),
-                     paired_estimate(counts))
+                     paired_estimate(counts), forfeits)
+
+
+def forfeit_warnings(now: SprtState) -> list[str]:
+    """One line for each engine that forfeited games: a verdict on them is partly one on its faults."""
+    return [f"{name} forfeited {f.lost} of its {f.played} games (the first: {_clipped(f.first)})"
+            for name, f in now.forfeits.items()]
+
+
+def broken(plan: SprtPlan, now: SprtState) -> str | None:
+    """The error when an engine has forfeited every game it played (two or more): the test would
+    only measure its faults, so the run stops before it says anything of strength."""
+    for name, f in now.forfeits.items():
+        if f.lost == f.played >= 2:
+            return (f"{name} forfeited all {f.played} of its games (the first: {_clipped(f.first)}); fix its "
+                    f"command and run again with another --db (these games are in {plan.db})")
+    return None
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def line(now: SprtState) -> str:
@@ -159,6 +197,9 @@ def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
 
     now = state(plan)
     show(line(now))
+    problem = broken(plan, now)
+    if problem is not None:
+        raise EngineError(problem)
     next_round = 1
     while now.test.decision == "continue" and next_round <= rounds:
         last = min(rounds, next_round + plan.batch - 1)
@@ -169,4 +210,7 @@ def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
             now = state(plan)
             if summary.played:
                 show(line(now))
+            problem = broken(plan, now)
+            if problem is not None:
+                raise EngineError(problem)
     return now
