@@ -43,9 +43,9 @@ Python; the search has the rest when it proves nothing."""
 
 NATIVE_ENDGAME_SHARE = 0.85
 """``ENDGAME_SHARE`` when the solver runs in the native core. A move is lost only where the solver
-proves nothing, and there the search decides: at 7x6 with 8 to 13 discs, 15 of the 231 won or drawn
-positions of scripts/bench_endgame.py take more CPU than 0.6 of a move to prove a move that keeps
-the value, 11 more than 0.85 of it, while the native search still reaches 16 or 17 plies in the
+proves nothing, and there the search decides: at 7x6 with 8 to 13 discs, 12 of the 231 won or drawn
+positions of scripts/bench_endgame.py take more CPU than 0.85 of a move (0.74 s of a 1 s move) to
+prove a move that keeps the value, while the native search still reaches 16 or 17 plies in the
 rest."""
 
 ENDGAME_EMPTY = 36
