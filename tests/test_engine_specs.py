@@ -63,9 +63,9 @@ def test_an_env_command_is_checked_and_resolved_as_the_command_it_runs(tmp_path:
 @pytest.mark.parametrize(("command", "start"), [
     ("env A=1 python3 x.py", 2), ("env -i A=1 B= prog", 4), ("env --unset=A -u B prog", 4),
     ("/usr/bin/env - prog", 2), ("env A=1", None), ("env -S 'python3 x.py'", None), ("env -C /tmp prog", None),
-    ("python3 x.py", None), ("envy A=1 prog", None)])
+    ("python3 x.py", None), ("envy A=1 prog", None), ("./env A=1 prog", None), ("/home/ann/env A=1 prog", None)])
 def test_where_the_command_an_env_head_runs_starts(command: str, start: int | None) -> None:
-    # Only the options that leave the rest a plain command are read through; -S and -C are not.
+    # Only the system's env, and only the options that leave the rest a plain command (not -S, -C).
     assert env_command_start(shlex.split(command)) == start
 
 

@@ -49,15 +49,16 @@ BUILTIN: dict[str, Builtin] = {engine.name: engine for engine in BUILTIN_ENGINES
 
 _PYTHONS = ("python", "python3")
 
+_ENV_HEADS = ("env", "/usr/bin/env", "/bin/env")
 _ENV_FLAGS = ("-i", "--ignore-environment", "-")
 _ENV_VALUED = ("-u", "--unset")
 
 
 def env_command_start(tokens: tuple[str, ...] | list[str]) -> int | None:
-    """Where the command that an ``env`` head runs starts (``env [-i] [-u NAME] NAME=VALUE... COMMAND``),
-    or None: the head is not ``env``, no command follows, or an option changes how the rest is read
-    (``-S``, ``-C DIR``)."""
-    if not tokens or os.path.basename(tokens[0]) != "env":
+    """Where the command that the system's ``env`` runs starts (``env [-i] [-u NAME] NAME=VALUE...
+    COMMAND``), or None: the head is not ``env``, ``/usr/bin/env`` or ``/bin/env``, no command
+    follows, or an option changes how the rest is read (``-S``, ``-C DIR``)."""
+    if not tokens or tokens[0] not in _ENV_HEADS:
         return None
     i = 1
     while i < len(tokens):
@@ -162,7 +163,7 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
         raise EngineError(f"engine {label!r}: cannot parse command {command!r}: {error}") from None
     if not tokens:
         raise EngineError(f"engine {label!r}: empty command; give a program, e.g. python3 betsy.py")
-    start = env_command_start(tokens) if tokens[0] in ("env", "/usr/bin/env", "/bin/env") else None
+    start = env_command_start(tokens)
     if start is not None:  # env NAME=VALUE... COMMAND: COMMAND is the program, checked as one
         env = tokens[0] if os.path.isabs(tokens[0]) else shutil.which("env")
         if env is None or not os.path.isfile(env):

@@ -155,7 +155,7 @@ def program_of(command: tuple[str, ...]) -> Program:
     """The program files and folders of an engine command (its argv before ``N PLAYER BOARD SECONDS``):
     for the system's ``env NAME=VALUE... COMMAND``, those of COMMAND."""
     start = env_command_start(command)
-    if start is not None and is_system(command[0]):
+    if start is not None:
         return program_of(command[start:])
     head = ""
     if command:
