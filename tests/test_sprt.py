@@ -176,6 +176,20 @@ def test_forfeits_short_of_every_game_are_said_beside_the_result(tmp_path: Path)
     assert done.stdout.splitlines()[-1].startswith("no decision after 2 pairs (the --max-pairs limit): LLR ")
 
 
+def test_engines_are_named_by_program_and_the_variables_env_gives_them() -> None:
+    # The same program with and without a variable (the native core against ARENA_PURE=1) gets two
+    # names that say which is which, in the output, the report and the default database's name.
+    from harness.referee.engine_specs import resolve_engine
+    from harness.tournament.sprt import engine_name
+
+    taken: set[str] = set()
+    commands = ["python3 engines/strongest.py", "env ARENA_PURE=1 python3 engines/strongest.py",
+                "env -u HOME --unset=TERM LEVEL= DEPTH=3 python3 engines/strongest.py", "env -i python3 engines/strongest.py",
+                "greedy", "greedy"]
+    assert [engine_name(resolve_engine(command, ROOT), taken) for command in commands] == [
+        "strongest", "strongest+ARENA_PURE=1", "strongest+LEVEL=+DEPTH=3", "strongest-2", "greedy", "greedy-2"]
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (["--elo0", "5", "--elo1", "5"], "invalid --elo0 5 --elo1 5: elo0 must be below elo1"),
     (["--elo0", "0", "--elo1", "5", "--alpha", "0.7"],

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import EngineError
 from harness.tournament.config import Opening, TournamentConfig, read_openings
-from harness.referee.engine_specs import EngineSpec
+from harness.referee.engine_specs import EngineSpec, env_command_start
 from harness.report.ratings import GameResult, PairedEstimate, SprtResult, paired_estimate, pentanomial, sprt_pentanomial
 from harness.referee.sandbox import SandboxMode
 from harness.match.settings import GameSettings
@@ -71,9 +71,13 @@ class SprtState:
 
 def engine_name(spec: EngineSpec, taken: set[str]) -> str:
     """A short name for an engine given on the command line: the built-in's name, or its program
-    file's stem (``betsy_v2`` for ``python3 old/betsy_v2.py``), made unique with ``-2``, ``-3``..."""
+    file's stem (``betsy_v2`` for ``python3 old/betsy_v2.py``) and the variables an ``env`` head
+    sets (``strongest+ARENA_PURE=1``), made unique with ``-2``, ``-3``..."""
     base = spec.builtin or (Path(spec.program).stem if spec.program else spec.name)
-    base = re.sub(r"[^A-Za-z0-9_.+-]", "-", base).strip("-.") or "engine"
+    start = env_command_start(spec.command)
+    if start is not None and not spec.builtin:
+        base = "+".join([base, *(token for token in spec.command[1:start] if "=" in token and token[0] != "-")])
+    base = re.sub(r"[^A-Za-z0-9_.+=-]", "-", base).strip("-.") or "engine"
     if not base[0].isalnum():
         base = "e" + base
     name, k = base, 2
