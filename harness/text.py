@@ -132,6 +132,12 @@ def excerpt(lines: Sequence[str], max_lines: int = EXCERPT_LINES,
     return kept, cut
 
 
+def clip(text: str, most: int) -> str:
+    """Free text (a reason, a list of names) for a message: its first ``most`` characters, and ``...``
+    where it went on."""
+    return text if len(text) <= most else text[:most] + "..."
+
+
 def cut_note(cut: int) -> str:
     """``... (1,044,000 bytes cut)``, said where an excerpt was shortened."""
     return f"... ({cut:,} byte{'s' if cut != 1 else ''} cut)"

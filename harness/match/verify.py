@@ -18,6 +18,7 @@ from harness.games.errors import PositionError
 from harness.games.registry import GAMES, PLAYERS, RuleOptions
 from harness.match.match import Fault, GameRecord, MoveRecord, Termination, game_end
 from harness.referee.protocol import CallWarning, Verdict
+from harness.text import clip
 
 if TYPE_CHECKING:
     from harness.tournament.schedule import ScheduledGame
@@ -49,11 +50,6 @@ def shown(value: object) -> str:
         return repr(value[:40]) + "..."
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
-
-
-def _cut(text: str, most: int = 300) -> str:
-    """Free text (a reason) for a message: at most ``most`` characters."""
-    return text if len(text) <= most else text[:most] + "..."
 
 
 def _need(condition: bool, problem: str) -> None:
@@ -187,7 +183,7 @@ def check_record(record: GameRecord) -> None:
     derived = (RESULTS[winner], winner, termination, reason)
     if claimed != derived:
         raise RecordRefused(
-            f"the record says {_cut(str(record.result), 40)} ({_plain(record.termination)}: {_cut(str(record.reason))}), "
+            f"the record says {clip(str(record.result), 40)} ({_plain(record.termination)}: {clip(str(record.reason), 300)}), "
             f"but its moves give {RESULTS[winner]} ({termination.value}: {reason})"
         )
 

@@ -47,7 +47,8 @@ option listed)."""
 BUILTIN: dict[str, Builtin] = {engine.name: engine for engine in BUILTIN_ENGINES}
 """The built-ins by name."""
 
-_PYTHONS = ("python", "python3")
+PYTHONS = ("python", "python3")
+"""The interpreter names a command may start with that mean the harness's own Python."""
 
 _ENV_HEADS = ("env", "/usr/bin/env", "/bin/env")
 _ENV_FLAGS = ("-i", "--ignore-environment", "-")
@@ -188,7 +189,7 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
 
     program_path: Path | None = None
     head = tokens[0]
-    if os.path.basename(head) in _PYTHONS or (os.sep not in head and head.startswith("python")):
+    if os.path.basename(head) in PYTHONS or (os.sep not in head and head.startswith("python")):
         if os.sep in head:  # a path: from the config's folder, like any other (the engine runs elsewhere)
             given = argument(head)
             interpreter: str | None = given if os.path.isfile(given) and os.access(given, os.X_OK) else None
@@ -196,7 +197,7 @@ def command_engine(command: str, base_dir: Path | None = None, name: str | None 
                 raise EngineError(f"engine {label!r}: interpreter {head!r} not found (looked for {given})")
             tokens[0] = interpreter
         else:
-            interpreter = sys.executable if head in _PYTHONS else shutil.which(head)
+            interpreter = sys.executable if head in PYTHONS else shutil.which(head)
         if interpreter is None:
             raise EngineError(f"engine {label!r}: interpreter {head!r} not found on PATH")
         script_index = next((i for i, t in enumerate(tokens[1:], 1) if not t.startswith("-")), None)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from harness.referee import sandbox as sandbox
+from harness.referee.engine_specs import PYTHONS, env_command_start
 from harness.referee.programs import file_sha256, program_file
 
 if TYPE_CHECKING:
@@ -220,12 +221,10 @@ def resolve_interpreter(argv: Sequence[str]) -> list[str]:
     A pyenv-style shim is a shell script that costs tens of milliseconds per call, and the shim's
     own files are not in the sandbox.
     """
-    from harness.referee.engine_specs import env_command_start
-
     args = list(argv)
     start = env_command_start(args)
     head = start if start is not None else 0
-    if head < len(args) and args[head] in ("python", "python3"):
+    if head < len(args) and args[head] in PYTHONS:
         args[head] = sys.executable
     return args
 

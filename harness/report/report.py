@@ -185,8 +185,9 @@ def _size_order(size: str) -> tuple[int, ...]:
 
 def _names(names: list[str]) -> str:
     """Engine names for a message: as they are, the list cut at 200 characters."""
-    text = ", ".join(names) or "none"
-    return text if len(text) <= 200 else text[:200] + "..."
+    from harness.text import clip
+
+    return clip(", ".join(names) or "none", 200)
 
 
 def conversion(stored: list[Any]) -> dict[str, list[int]]:

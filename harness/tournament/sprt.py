@@ -24,6 +24,7 @@ from harness.report.ratings import GameResult, PairedEstimate, SprtResult, paire
 from harness.referee.sandbox import SandboxMode
 from harness.match.settings import GameSettings
 from harness.store.store import Store
+from harness.text import clip
 from harness.match.match import score_for_x
 
 if TYPE_CHECKING:
@@ -141,22 +142,17 @@ def state(plan: SprtPlan) -> SprtState:
 
 def forfeit_warnings(now: SprtState) -> list[str]:
     """One line for each engine that forfeited games: a verdict on them is partly one on its faults."""
-    return [f"{name} forfeited {f.lost} of its {f.played} games (the first: {_clipped(f.first)})"
+    return [f"{name} forfeited {f.lost} of its {f.played} games (the first: {clip(f.first, 200)})"
             for name, f in now.forfeits.items()]
 
 
-def broken(plan: SprtPlan, now: SprtState) -> str | None:
-    """The error when an engine has forfeited every game it played (two or more): the test would
-    only measure its faults, so the run stops before it says anything of strength."""
+def refuse_broken(plan: SprtPlan, now: SprtState) -> None:
+    """Raise EngineError when an engine has forfeited every game it played (two or more): the test
+    would only measure its faults, so the run stops before it says anything of strength."""
     for name, f in now.forfeits.items():
         if f.lost == f.played >= 2:
-            return (f"{name} forfeited all {f.played} of its games (the first: {_clipped(f.first)}); fix its "
-                    f"command and run again with another --db (these games are in {plan.db})")
-    return None
-
-
-def _clipped(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+            raise EngineError(f"{name} forfeited all {f.played} of its games (the first: {clip(f.first, 200)}); "
+                              f"fix its command and run again with another --db (these games are in {plan.db})")
 
 
 def line(now: SprtState) -> str:
@@ -201,9 +197,7 @@ def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
 
     now = state(plan)
     show(line(now))
-    problem = broken(plan, now)
-    if problem is not None:
-        raise EngineError(problem)
+    refuse_broken(plan, now)
     next_round = 1
     while now.test.decision == "continue" and next_round <= rounds:
         last = min(rounds, next_round + plan.batch - 1)
@@ -214,7 +208,5 @@ def run(plan: SprtPlan, show: Callable[[str], None], progress: bool = False,
             now = state(plan)
             if summary.played:
                 show(line(now))
-            problem = broken(plan, now)
-            if problem is not None:
-                raise EngineError(problem)
+            refuse_broken(plan, now)
     return now
