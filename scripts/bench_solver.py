@@ -1,7 +1,8 @@
 """Benchmark the Connect Four solver on Pascal Pons's six 7 x 6 test sets.
 
-For each chosen set it solves the positions in order with one Solver (its table kept between
-positions, as a user of ``solve_lines`` would), by each path of ``--paths`` (``native``: the C core,
+For each chosen set it solves the positions in order with one Solver (its table of
+``LONG_TABLE_SIZE`` entries, kept between positions until it holds more than a move's: ``tidy``, as
+``solve_lines`` and ``arena solve`` do), by each path of ``--paths`` (``native``: the C core,
 engines/native/connect4_solver.c; ``python``: the pure-Python search), one row per set and path, and
 prints: positions solved, mismatches against the file's scores (must be 0), mean and max wall ms per
 position (parse + solve), mean wall ms of the solve alone, mean CPU ms, positions per second, and
@@ -42,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engines.connect4_solver import Solver, parse_moves  # noqa: E402
+from engines.connect4_solver import LONG_TABLE_SIZE, Solver, parse_moves  # noqa: E402
 
 SETS = {
     "End-Easy": "Test_L3_R1",
@@ -74,7 +75,7 @@ def bench_set(path: Path, limit: int | None, timeout: float | None, position_tim
     lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
     if limit is not None:
         lines = lines[:limit]
-    solver = Solver(7, 6, native=native)
+    solver = Solver(7, 6, LONG_TABLE_SIZE, native=native)
     solved = mismatches = timed_out = 0
     wall_total = cpu_total = worst = solve_total = 0.0
     nodes = 0
@@ -89,6 +90,7 @@ def bench_set(path: Path, limit: int | None, timeout: float | None, position_tim
         try:
             state = parse_moves(moves, 7, 6)
             solve_start = time.perf_counter()
+            solver.tidy()
             score = solver.solve(state)
             solve_total += time.perf_counter() - solve_start
         except PositionTimeout:
@@ -199,7 +201,7 @@ def bench_position(spec: str, paths: list[str]) -> int:
     print(f"{'path':<6} {'score':>5} {'nodes':>12} {'wall s':>8} {'cpu s':>8} {'nodes/cpu-s':>12}")
     scores = set()
     for path in paths:
-        solver = Solver(width, height, native=path == "native")
+        solver = Solver(width, height, LONG_TABLE_SIZE, native=path == "native")
         wall_start, cpu_start = time.perf_counter(), time.process_time()
         score = solver.solve(state)
         wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start

@@ -57,14 +57,15 @@ def solve_command(
         raise UsageError(f"invalid --timeout {timeout:g}: give a number of seconds above 0, e.g. 60")
     if positions is not None and not positions.is_file():
         raise UsageError(f"no positions file at {positions}; check the path, or pipe positions in")
-    from engines.connect4_solver import Solver, parse_line
+    from engines.connect4_solver import LONG_TABLE_SIZE, Solver, parse_line
 
     from harness.progress import Stopped, wanted, watched
 
     show = wanted(progress)
-    solver = Solver(width, height)
+    solver = Solver(width, height, LONG_TABLE_SIZE)
 
     def solve_one(text: str, state: Any) -> str:
+        solver.tidy()
         before = solver.nodes
         discs = len(text)
 

@@ -14,13 +14,14 @@ class SolverOracle(Oracle[Position]):
     title = "the Connect Four solver"
 
     def __init__(self, width: int, height: int) -> None:
-        from engines.connect4_solver import Solver
+        from engines.connect4_solver import LONG_TABLE_SIZE, Solver
 
-        self.solver = Solver(width, height)
+        self.solver = Solver(width, height, LONG_TABLE_SIZE)
 
     def score(self, position: Position, deadline: float) -> int | None:
         from engines.connect4_solver import OutOfBudget, state_of
 
+        self.solver.tidy()
         try:
             score: int = self.solver.solve(state_of(position), deadline=deadline)
             return score
