@@ -160,7 +160,7 @@ class Solver:
 
     The transposition table (bounds keyed by ``position + mask``) is kept between calls; when it
     holds ``table_size`` entries its older half is dropped (``MOVE_TABLE_SIZE`` by default;
-    ``LONG_TABLE_SIZE`` for solving without a clock). ``nodes`` counts the positions the
+    ``LONG_TABLE_SIZE`` for a solver kept for many positions, with ``tidy`` between them). ``nodes`` counts the positions the
     search visits (negamax calls) since the solver was made or ``reset``.
     """
 
@@ -179,8 +179,6 @@ class Solver:
         self._root_move: int | None = None
         self._negamax, self._node_count, self._set_stop = self._build()
         self._nodes_before = 0
-        self._native_nodes = 0
-        """Nodes the native core counted before ``tidy`` emptied its table (and its count)."""
         self.bounds = (0, 0)
         """The score's bounds during a search: each null-window search narrows them to the score
         (for progress shown while a long search runs)."""
@@ -206,7 +204,7 @@ class Solver:
     def nodes(self) -> int:
         """Positions visited since the solver was made or reset."""
         if self._native is not None:
-            return self._native_nodes + self._native.nodes()
+            return self._native.nodes()
         return self._node_count() - self._nodes_before
 
     @property
@@ -218,7 +216,6 @@ class Solver:
         """Forget the transposition table and the node count."""
         if self._native is not None:
             self._native.reset()
-        self._native_nodes = 0
         self._table.clear()
         self._nodes_before = self._node_count()
 
@@ -231,8 +228,7 @@ class Solver:
         positions searched 1.3% more nodes with it."""
         if self.table_entries > MOVE_TABLE_SIZE:
             if self._native is not None:
-                self._native_nodes += self._native.nodes()
-                self._native.reset()
+                self._native.clear()
             self._table.clear()
 
     def solve(self, state: State, max_nodes: int | None = None, deadline: float | None = None, *,
@@ -562,6 +558,9 @@ class _Native:
 
     def reset(self) -> None:
         self.lib.reset(self.handle)
+
+    def clear(self) -> None:
+        self.lib.clear(self.handle)
 
     def solve(self, solver: Solver, state: State, max_nodes: int | None, deadline: float | None,
               window: tuple[int, int]) -> int:

@@ -7,7 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from engines.connect4_solver import PositionError, Solver, State, from_columns, parse_moves, sign, solve, solve_lines
+from engines.connect4_solver import (
+    LONG_TABLE_SIZE,
+    MOVE_TABLE_SIZE,
+    PositionError,
+    Solver,
+    State,
+    from_columns,
+    parse_moves,
+    sign,
+    solve,
+    solve_lines,
+)
 
 PONS = Path(__file__).resolve().parent / "data" / "pons"
 """Samples of Pons's test sets (tests/data/README.md says which lines); scripts/bench_solver.py runs whole sets."""
@@ -210,15 +221,13 @@ def test_solve_with_a_past_deadline_raises_out_of_budget_at_its_first_look() -> 
 # --- the native core (engines/native/connect4_solver.c) against the Python search ---------------------
 
 
-def native_solver(width: int = 7, height: int = 6, table_size: int = 1 << 21) -> Solver:
+def native_solver(width: int = 7, height: int = 6, table_size: int = MOVE_TABLE_SIZE) -> Solver:
     solver = Solver(width, height, table_size)
     assert solver.native, "the native core is not built: run .venv/bin/python engines/native/build.py"
     return solver
 
 
 def test_a_solver_without_a_moves_clock_keeps_what_a_moves_table_drops() -> None:
-    from engines.connect4_solver import LONG_TABLE_SIZE, MOVE_TABLE_SIZE
-
     from harness.games.connect4.oracle import SolverOracle
 
     # A Begin-Medium position (Pons's Test_L1_R2) whose proof stores 2.6 M bounds: a move's table

@@ -103,12 +103,18 @@ void c4_free(void *solver) {
     }
 }
 
-void c4_reset(void *solver) {
+/* An empty table; the node count is kept (Solver.tidy, between positions). */
+void c4_clear(void *solver) {
     switch (((head_t *)solver)->bits) {
         case 64: reset_64(solver); break;
         case 128: reset_128(solver); break;
         default: reset_192(solver);
     }
+}
+
+/* An empty table and no nodes (Solver.reset). */
+void c4_reset(void *solver) {
+    c4_clear(solver);
     ((head_t *)solver)->nodes = 0;
 }
 

@@ -37,7 +37,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     return PyLong_FromLong(score);
 }
 
-/* The one-argument calls: reset, and the counters a watcher reads while a search runs. */
+/* The one-argument calls: reset and clear, and the counters a watcher reads while a search runs. */
 #define GETTER(fn, convert)                                               \
     static PyObject *py_##fn(PyObject *self, PyObject *capsule) {         \
         void *solver = handle_of(capsule, CAPSULE);                       \
@@ -49,12 +49,15 @@ GETTER(low, PyLong_FromLong)
 GETTER(high, PyLong_FromLong)
 GETTER(root_move, PyLong_FromLong)
 
-static PyObject *py_reset(PyObject *self, PyObject *capsule) {
-    void *solver = handle_of(capsule, CAPSULE);
-    if (solver == NULL) return NULL;
-    c4_reset(solver);
-    Py_RETURN_NONE;
-}
+#define ACTION(fn)                                                        \
+    static PyObject *py_##fn(PyObject *self, PyObject *capsule) {         \
+        void *solver = handle_of(capsule, CAPSULE);                       \
+        if (solver == NULL) return NULL;                                  \
+        c4_##fn(solver);                                                  \
+        Py_RETURN_NONE;                                                   \
+    }
+ACTION(reset)
+ACTION(clear)
 
 /* stop(handle, flag): ask a running search to stop (True), or clear the request (False). */
 static PyObject *py_stop(PyObject *self, PyObject *args) {
@@ -83,6 +86,7 @@ static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(handle, current, mask, moves, max_nodes, has_deadline, deadline, watch, low, high) -> score"},
     {"reset", py_reset, METH_O, "reset(handle): an empty table, no nodes"},
+    {"clear", py_clear, METH_O, "clear(handle): an empty table, the node count kept"},
     {"nodes", py_nodes, METH_O, "nodes(handle) -> nodes visited since the last reset"},
     {"table_entries", py_table_entries, METH_O, "table_entries(handle) -> entries in the table"},
     {"low", py_low, METH_O, "low(handle) -> the running search's proven lower bound"},
