@@ -176,6 +176,52 @@ def test_forfeits_short_of_every_game_are_said_beside_the_result(tmp_path: Path)
     assert done.stdout.splitlines()[-1].startswith("no decision after 2 pairs (the --max-pairs limit): LLR ")
 
 
+def test_a_test_of_draws_says_so_beside_its_result(tmp_path: Path) -> None:
+    # Two programs that only rotate a column repeat the board: every game is a draw by repetition,
+    # the test leans to H0 on nothing but draws, and one line says why and what gives decisive games.
+    program = tmp_path / "rotates.py"
+    program.write_text(
+        "import sys\n"
+        f"sys.path[0] = {str(ROOT)!r}\n"
+        "from harness.games.betsy.rules import Position\n"
+        "position = Position.from_text(*sys.argv[1:4])\n"
+        "rotations = [move for move in position.legal_moves() if move < 0]\n"
+        "move = rotations[0] if rotations else 1\n"
+        "print(move, position.after(move).board())\n")
+    db = tmp_path / "sprt.sqlite"
+    done = run_program([ARENA, "sprt", f"python3 {program}", f"python3 {program}", "--elo0", "0", "--elo1", "100",
+                        "--n", "3", "--db", str(db), "--concurrency", "2", "--sandbox", "off", "--max-pairs", "4"],
+                       timeout=300)
+    assert done.returncode == 0, done.stderr
+    # Four pairs of draws: the LLR of the counts with the empty outcomes regularised, as fishtest does.
+    llr = newton_llr([PENTANOMIAL_EPSILON, PENTANOMIAL_EPSILON, 4, PENTANOMIAL_EPSILON, PENTANOMIAL_EPSILON], 0, 100)
+    assert f"{llr:+.2f}" == "-1.31"
+    last = done.stdout.splitlines()[-2:]
+    assert last[0].startswith("pairs     4  pentanomial [0, 0, 4, 0, 0]  LLR -1.31 (-2.94, +2.94)  Elo +0.0 [")
+    assert last[1] == "no decision after 4 pairs (the --max-pairs limit): LLR -1.31"
+    assert done.stderr.splitlines()[1:] == [
+        "arena: warning: 8 of 8 games were drawn, and a pair of draws counts as equal strength: openings that "
+        "leave the game less even give decisive games (more --opening-plies, e.g. 20, or an --openings file)"]
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT DISTINCT result, termination FROM games").fetchall() == [
+            ("1/2-1/2", "repetition")]
+
+
+def test_the_draw_warning_needs_most_games_drawn_and_no_h1() -> None:
+    from harness.report.ratings import sprt_pentanomial as test_of
+    from harness.tournament.sprt import SprtState, draw_warning
+
+    def warned(counts: list[int], games: int, draws: int, capped: int) -> str | None:
+        return draw_warning(SprtState(sum(counts), counts, test_of(counts, 0, 50), None, {}, games, draws, capped))
+
+    assert warned([0, 0, 3, 0, 0], 6, 6, 6) is None  # too few games to say
+    assert warned([0, 1, 2, 1, 0], 8, 5, 0) is None  # 5 of 8 drawn: under three quarters
+    assert warned([0, 1, 3, 0, 0], 8, 7, 6) == (
+        "7 of 8 games were drawn (6 at the ply limit), and a pair of draws counts as equal strength: openings "
+        "that leave the game less even give decisive games (more --opening-plies, e.g. 20, or an --openings file)")
+    assert warned([0, 0, 100, 30, 0], 260, 230, 0) is None  # H1 accepted: the decisive games decided it
+
+
 def test_engines_are_named_by_program_and_the_variables_env_gives_them() -> None:
     # The same program with and without a variable (the native core against ARENA_PURE=1) gets two
     # names that say which is which, in the output, the report and the default database's name.

@@ -207,4 +207,7 @@ def sprt_command(
         raise stopped(f"interrupted: finished games are saved in {test.db}; rerun the same command to resume") from None
     for text in sprt.forfeit_warnings(final):
         warn(text)
+    drawish = sprt.draw_warning(final)
+    if drawish is not None:
+        warn(drawish)
     echo(sprt.verdict(test, final))

@@ -25,7 +25,7 @@ from harness.referee.sandbox import SandboxMode
 from harness.match.settings import GameSettings
 from harness.store.store import Store
 from harness.text import clip
-from harness.match.match import score_for_x
+from harness.match.match import Termination, score_for_x
 
 if TYPE_CHECKING:
     from harness.tournament.run import CheckedRun
@@ -68,6 +68,10 @@ class SprtState:
     estimate: PairedEstimate | None
     forfeits: dict[str, Forfeits] = dataclasses.field(default_factory=dict)
     """The engines that lost a game by forfeit, by name."""
+    games: int = 0
+    draws: int = 0
+    capped: int = 0
+    """Of the draws, those the ply limit ended."""
 
 
 def engine_name(spec: EngineSpec, taken: set[str]) -> str:
@@ -120,6 +124,7 @@ def state(plan: SprtPlan) -> SprtState:
     a, b = plan.names
     results: list[GameResult] = []
     faults: dict[str, list[str]] = {}
+    capped = 0
     if plan.db.exists():
         store = Store(plan.db, read_only=True)
         try:
@@ -127,6 +132,7 @@ def state(plan: SprtPlan) -> SprtState:
             if tournament is not None:
                 for g in store.games(tournament):
                     results.append(GameResult(g.x, g.o, score_for_x(g.result), g.pair_key))
+                    capped += g.termination == Termination.MAX_PLIES
                     if g.fault is not None:
                         faults.setdefault(str(g.fault.get("engine")), []).append(g.reason)
         finally:
@@ -137,13 +143,31 @@ def state(plan: SprtPlan) -> SprtState:
         counts = counts[::-1]
     forfeits = {name: Forfeits(len(faults[name]), len(results), faults[name][0]) for name in (a, b) if name in faults}
     return SprtState(sum(counts), counts, sprt_pentanomial(counts, plan.elo0, plan.elo1, plan.alpha, plan.beta),
-                     paired_estimate(counts), forfeits)
+                     paired_estimate(counts), forfeits, len(results),
+                     sum(1 for result in results if result.score == 0.5), capped)
 
 
 def forfeit_warnings(now: SprtState) -> list[str]:
     """One line for each engine that forfeited games: a verdict on them is partly one on its faults."""
     return [f"{name} forfeited {f.lost} of its {f.played} games (the first: {clip(f.first, 200)})"
             for name, f in now.forfeits.items()]
+
+
+DRAWISH_GAMES = 8
+DRAWISH_SHARE = 0.75
+
+
+def draw_warning(now: SprtState) -> str | None:
+    """One line when at least ``DRAWISH_SHARE`` of the games (``DRAWISH_GAMES`` or more) were drawn and
+    the test did not accept H1: a pair of draws scores as equal strength whatever the engines' strength,
+    so such a test leans to H0, or decides nothing, because the openings or the ply limit leave no
+    game to win (Betsy at n = 8 from two-ply openings draws nearly every game at the 200-ply limit)."""
+    if now.test.decision == "H1" or now.games < DRAWISH_GAMES or now.draws < DRAWISH_SHARE * now.games:
+        return None
+    capped = f" ({now.capped} at the ply limit)" if now.capped else ""
+    return (f"{now.draws} of {now.games} games were drawn{capped}, and a pair of draws counts as equal "
+            "strength: openings that leave the game less even give decisive games (more --opening-plies, "
+            "e.g. 20, or an --openings file)")
 
 
 def refuse_broken(plan: SprtPlan, now: SprtState) -> None:
