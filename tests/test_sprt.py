@@ -144,7 +144,8 @@ def test_an_engine_that_forfeits_every_game_stops_the_test_before_any_verdict(tm
     crasher = ROOT / "tests" / "fake_engines" / "crashes_without_answer.py"
     args = [ARENA, "sprt", "greedy", f"python3 {crasher}", "--elo0", "0", "--elo1", "100", "--n", "3",
             "--db", str(db), "--concurrency", "2", "--sandbox", "off"]
-    error = (f"arena: error: crashes_without_answer forfeited all 4 of its games (the first: o wins: x "
+    # The first game of the schedule (round 1, greedy as x), whichever of the two at once ended first.
+    error = (f"arena: error: crashes_without_answer forfeited all 4 of its games (the first: x wins: o "
              "(crashes_without_answer) forfeits by no-answer: exited with status 1, no well-formed 'MOVE BOARD' "
              "line; last line: 'thinking...'; stderr: RuntimeError: engine exploded); fix its command and run "
              f"again with another --db (these games are in {db})\n")

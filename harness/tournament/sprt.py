@@ -130,7 +130,9 @@ def state(plan: SprtPlan) -> SprtState:
         try:
             tournament = store.latest_tournament(plan.config.name)
             if tournament is not None:
-                for g in store.games(tournament):
+                # In the schedule's order, not the order the games finished in: the first forfeit
+                # named is the same however the games ran at once.
+                for g in sorted(store.games(tournament), key=lambda g: (g.round, g.game_id)):
                     results.append(GameResult(g.x, g.o, score_for_x(g.result), g.pair_key))
                     capped += g.termination == Termination.MAX_PLIES
                     if g.fault is not None:
