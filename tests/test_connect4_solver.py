@@ -251,6 +251,17 @@ def test_a_solver_without_a_moves_clock_keeps_what_a_moves_table_drops() -> None
     assert Solver(7, 6).table_size == MOVE_TABLE_SIZE == 1 << 21
 
 
+def test_a_native_table_that_jumps_to_its_full_size_keeps_the_python_node_counts() -> None:
+    # A Middle-Medium position (Pons's Test_L2_R2) whose proof outgrows 2^16 slots: the native table
+    # goes at once to 2^18 slots for a table of 2^17 entries (where it then drops its older half) and
+    # to 2^22 for a move's table; the Python dict's policy decides what is kept, so the counts agree.
+    position = parse_moves("267621632652131")
+    for table_size, counts in ((1 << 17, (237_278, 95_168)), (MOVE_TABLE_SIZE, (234_583, 158_538))):
+        native, python = native_solver(table_size=table_size), Solver(7, 6, table_size, native=False)
+        assert native.solve(position) == python.solve(position) == 3
+        assert (native.nodes, native.table_entries) == (python.nodes, python.table_entries) == counts
+
+
 SIZES = [(w, h) for w in range(4, 13) for h in range(4, 13)]
 WIDE_SIZES = [(w, h) for w, h in SIZES if w * (h + 1) > 128]
 """The boards over 128 bits (with their sentinel row): the native core's three-word board type."""
