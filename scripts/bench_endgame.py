@@ -1,9 +1,9 @@
 """Benchmark the engines' proven endgame: the CPU time to a move that provably keeps the value.
 
 On the value benchmark's 7x6 start positions (scripts/bench_value.py: ``--positions`` after 8-12
-random plies, seed 1) and, for each, the position after one random move more (8 to 13 discs: where
-the engines' first moves from those positions are played), two ways of deciding, each with a fresh
-solver and no deadline but ``--limit`` seconds:
+random plies, ``--seed``, 1 by default) and, for each, the position after one random move more (8
+to 13 discs: where the engines' first moves from those positions are played), two ways of deciding,
+each with a fresh solver and no deadline but ``--limit`` seconds:
 
 - ``keep``: engines.connect4_endgame.keep_value, what the engines do: the position's value first
   (a weak solve), then the first move in the static order that keeps it.
@@ -16,7 +16,15 @@ CPU time, and how many took more than ``--budget`` seconds (the native solver's 
 ``NATIVE_ENDGAME_SHARE`` of the 0.87 s an engine has, 0.74 s).
 Every move played is checked against the exact scores: none may lose value.
 
-Usage: .venv/bin/python scripts/bench_endgame.py [--positions 200] [--limit 60] [--budget 0.74]
+``--engine NAME`` measures the engine instead: the built-in engine's move from each won or drawn
+position, each a fresh process at ``--time`` seconds as in a game (``--concurrency`` at once), and
+the moves that lose value (the won position's move that does not win, the drawn one's that loses).
+These positions are those of the value benchmark's first moves, where its lapses come from, and a
+run takes minutes instead of its games' quarter of an hour; from one run to the next a few
+positions near the solver's budget change sides.
+
+Usage: .venv/bin/python scripts/bench_endgame.py [--positions 200] [--seed 1] [--limit 60] [--budget 0.74]
+       [--engine mcts-alphabeta [--time 1] [--concurrency 2]]
 """
 
 from __future__ import annotations
@@ -24,8 +32,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,15 +72,56 @@ def keeps(position: Position, move: int, value: int, solver: Solver) -> bool:
     return -sign(solver.solve(state_of(after))) >= value
 
 
+def engine_move(module: str, position: Position, seconds: float) -> int:
+    """The move the engine's program answers from ``position`` (``N PLAYER BOARD SECONDS``, last line
+    ``MOVE NEWBOARD``)."""
+    command = [sys.executable, str(ROOT / "engines" / f"{module}.py"), position.size_text, position.player,
+               position.board(), f"{seconds:g}"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=10 * seconds + 10)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"{module} failed on {position.board()}: exit {done.returncode}, {done.stderr.strip()[-200:]}")
+    return int(lines[-1].split()[0])
+
+
+def engine_lapses(name: str, positions: list[Position], values: list[int], seconds: float, concurrency: int,
+                  checker: Solver) -> None:
+    """Print how many of the engine's moves from the won and drawn ``positions`` lose value."""
+    from harness.referee.engine_specs import BUILTIN
+
+    if name not in BUILTIN or "connect4" not in BUILTIN[name].games:
+        raise SystemExit(f"--engine {name!r}: not a built-in Connect Four engine")
+    module = BUILTIN[name].module
+    todo = [index for index, value in enumerate(values) if value >= 0]
+    started = time.monotonic()
+    with ThreadPoolExecutor(concurrency) as pool:  # the engines' processes run at once; checked after
+        moves = list(pool.map(lambda index: engine_move(module, positions[index], seconds), todo))
+    lapses = []
+    for index, move in zip(todo, moves):
+        if not keeps(positions[index], move, values[index], checker):
+            lapses.append(f"#{index} ({WORDS[values[index]]}, {positions[index].plies} discs): {move}")
+    won = sum(values[index] == 1 for index in todo)
+    print(f"{name} at {seconds:g} s, {concurrency} at once, {time.monotonic() - started:.0f} s: "
+          f"{len(todo)} won or drawn positions ({won} won, {len(todo) - won} drawn), "
+          f"{len(lapses)} moves lost value{': ' if lapses else ''}{'; '.join(lapses)}")
+
+
+WORDS = {1: "won", 0: "drawn"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--limit", type=float, default=60.0, help="seconds a method may take per position")
     budget = connect4_endgame.NATIVE_ENDGAME_SHARE * (TIME_FRACTION - EXIT_MARGIN)
     parser.add_argument("--budget", type=float, default=round(budget, 2), help="the solver's share of a 1 s move")
+    parser.add_argument("--seed", type=int, default=1, help="of the start positions (bench_value.py's)")
+    parser.add_argument("--engine", help="a built-in engine: its moves at --time seconds instead")
+    parser.add_argument("--time", type=float, default=1.0)
+    parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
-    found, _, seconds = start_positions(7, 6, args.positions, (8, 12), 1, 60.0)
-    rng = random.Random("endgame")
+    found, _, seconds = start_positions(7, 6, args.positions, (8, 12), args.seed, 60.0)
+    rng = random.Random("endgame" + ("" if args.seed == 1 else str(args.seed)))
     positions = []
     for position, _value in found:
         positions.append(position)
@@ -81,6 +132,9 @@ def main() -> None:
     values = [sign(checker.solve(state_of(position))) for position in positions]
     print(f"{len(positions)} positions (7x6, {min(p.plies for p in positions)}-{max(p.plies for p in positions)} "
           f"discs): {values.count(1)} won, {values.count(0)} drawn, {values.count(-1)} lost for the side to move")
+    if args.engine is not None:
+        engine_lapses(args.engine, positions, values, args.time, args.concurrency, checker)
+        return
     for method in ("keep", "exact"):
         times: dict[int, list[float]] = {1: [], 0: [], -1: []}
         lost_value = 0
