@@ -144,7 +144,7 @@ def parse_moves(text: str, width: int = 7, height: int = 6) -> State:
 MOVE_TABLE_SIZE = 1 << 21
 """The table of a solver that has a move's time (the engines): about what the native core stores in
 its first second of a Begin-Hard position (2.1 M entries), and a table grows (from 4,096 entries) no
-further than its search needs (the native one, past 65,536, straight to the slots of a full table)."""
+further than its search needs (the native one, past 65,536 slots, straight to those of a full table)."""
 LONG_TABLE_SIZE = 1 << 24
 """The table of a solver kept for many positions, each given seconds or as long as it takes
 (``solve_lines``, ``arena solve``, the analysis oracle, the benchmark): Pons's size. Measured on Begin-Hard's first 24

@@ -7,11 +7,14 @@
  * entry updated in place keeps its age, and a store into a table of table_size entries or more first
  * drops the oldest half (by first insertion). So the node counts equal the Python path's at every
  * table size. It is a linear-probing hash table (at most half full) whose entries carry their insertion
- * number, which finds the oldest half. It starts at 4,096 slots and doubles, but from C4_JUMP_FROM slots
- * it goes at once to the most its table_size can fill (C4_JUMP_TO at most, then doubling again): each
- * doubling places every entry again, in memory the kernel must first zero: in 0.74 s proofs (an engine's
- * move, Begin-Hard positions) the doublings took 14% of the CPU, and 3% with the jump. A search that
- * outgrows a megabyte mostly goes on to fill the table.
+ * number, which finds the oldest half. It starts at 4,096 slots and doubles, but a move's table (a
+ * table_size of 2^21 entries or fewer: its full table takes C4_JUMP_MAX slots or fewer) goes from
+ * C4_JUMP_FROM slots at once to the slots it takes when full. Each doubling places every entry again, in
+ * memory the kernel must first zero: in 0.74 s proofs (an engine's move, Begin-Hard positions) the
+ * doublings took 14% of the CPU, and 3% with the jump; a search that outgrows a megabyte mostly goes on
+ * to fill the table. A larger table is kept for many positions and outlives the proof that grew it:
+ * spread over slots it does not fill, it would make every later short proof read memory instead of cache
+ * (Pons's Middle-Easy set after a proof that jumped: 0.19 ms a position instead of 0.07), so it doubles.
  *
  * Boards are width x (height + 1) bits in Pons's layout, in the smallest of the three board types of
  * board.h that holds them (uint64_t, unsigned __int128, u192: three 64-bit words, for 10x12 to 12x12).
@@ -37,8 +40,8 @@
 #define C4_OFFSET 1024 /* stored value + C4_OFFSET in a uint16_t; 0 marks an empty slot */
 #define C4_MAX_W 12
 #define C4_MAX_CELLS 144 /* 12 x 12 */
-#define C4_JUMP_FROM (UINT64_C(1) << 17) /* slots; before it the table takes 1 MiB at 7 x 6 */
-#define C4_JUMP_TO (UINT64_C(1) << 22)   /* slots: a full table of MOVE_TABLE_SIZE (2^21) entries */
+#define C4_JUMP_FROM (UINT64_C(1) << 17) /* a doubling to this many slots or more jumps (from 1 MiB at 7 x 6) */
+#define C4_JUMP_MAX (UINT64_C(1) << 22)  /* the slots of the largest table that jumps: a move's, 2^21 entries */
 
 static inline uint64_t hash64(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 static inline uint64_t hash128(u128 key) {
@@ -258,10 +261,10 @@ static inline void NAME(table_place)(NAME(slot_t) *slots, uint64_t m, NAME(slot_
 /* More slots (twice as many, or the jump: see the top of the file), the same entries. */
 static void NAME(table_grow)(NAME(solver_t) *s) {
     uint64_t capacity = 2 * s->capacity;
-    if (capacity >= C4_JUMP_FROM && capacity < C4_JUMP_TO) {
-        uint64_t needed = capacity; /* the most a full table takes (none for a table that never trims) */
-        while (s->table_size >= 2 && needed < 2 * s->table_size) needed *= 2;
-        capacity = s->table_size >= 2 && needed < C4_JUMP_TO ? needed : C4_JUMP_TO;
+    if (capacity >= C4_JUMP_FROM && s->table_size >= 2) { /* (a table that never trims has no full size) */
+        uint64_t full = capacity; /* the slots of a full table, at most half of them taken */
+        while (full < 2 * s->table_size) full *= 2;
+        if (full <= C4_JUMP_MAX) capacity = full;
     }
     uint64_t m = capacity - 1;
     NAME(slot_t) *slots = slots_alloc(capacity * sizeof *slots);
