@@ -72,6 +72,9 @@ def keeps(position: Position, move: int, value: int, solver: Solver) -> bool:
     return -sign(solver.solve(state_of(after))) >= value
 
 
+WORDS = {1: "won", 0: "drawn"}
+
+
 def engine_move(module: str, position: Position, seconds: float) -> int:
     """The move the engine's program answers from ``position`` (``N PLAYER BOARD SECONDS``, last line
     ``MOVE NEWBOARD``)."""
@@ -103,10 +106,7 @@ def engine_lapses(name: str, positions: list[Position], values: list[int], secon
     won = sum(values[index] == 1 for index in todo)
     print(f"{name} at {seconds:g} s, {concurrency} at once, {time.monotonic() - started:.0f} s: "
           f"{len(todo)} won or drawn positions ({won} won, {len(todo) - won} drawn), "
-          f"{len(lapses)} moves lost value{': ' if lapses else ''}{'; '.join(lapses)}")
-
-
-WORDS = {1: "won", 0: "drawn"}
+          f"{len(lapses)} move{'' if len(lapses) == 1 else 's'} lost value{': ' if lapses else ''}{'; '.join(lapses)}")
 
 
 def main() -> None:

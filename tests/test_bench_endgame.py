@@ -31,7 +31,7 @@ def test_the_engines_moves_that_lose_value_are_named(capsys: pytest.CaptureFixtu
     bench.engine_lapses("greedy", [drawn, lost], values, 1.0, 2, checker)
     line = capsys.readouterr().out.strip()
     assert re.fullmatch(r"greedy at 1 s, 2 at once, \d+ s: 1 won or drawn positions \(0 won, 1 drawn\), "
-                        r"1 moves lost value: #0 \(drawn, 26 discs\): 7", line), line
+                        r"1 move lost value: #0 \(drawn, 26 discs\): 7", line), line
     # The strongest engine proves the one move that keeps the draw.
     bench.engine_lapses("mcts-alphabeta", [drawn], [0], 1.0, 1, checker)
     line = capsys.readouterr().out.strip()
