@@ -17,7 +17,8 @@ CPU time, and how many took more than ``--budget`` seconds (the native solver's 
 Every move played is checked against the exact scores: none may lose value.
 
 ``--engine NAME`` measures the engine instead: the built-in engine's move from each won or drawn
-position, each a fresh process at ``--time`` seconds as in a game (``--concurrency`` at once), and
+position, each asked by the referee at ``--time`` seconds as in a game (a fresh process,
+``--concurrency`` at once), and
 the moves that lose value (the won position's move that does not win, the drawn one's that loses).
 These positions are those of the value benchmark's first moves, where its lapses come from, and a
 run takes minutes instead of its games' quarter of an hour; from one run to the next a few
@@ -32,7 +33,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -75,30 +75,34 @@ def keeps(position: Position, move: int, value: int, solver: Solver) -> bool:
 WORDS = {1: "won", 0: "drawn"}
 
 
-def engine_move(module: str, position: Position, seconds: float) -> int:
-    """The move the engine's program answers from ``position`` (``N PLAYER BOARD SECONDS``, last line
-    ``MOVE NEWBOARD``)."""
-    command = [sys.executable, str(ROOT / "engines" / f"{module}.py"), position.size_text, position.player,
-               position.board(), f"{seconds:g}"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=10 * seconds + 10)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        raise SystemExit(f"{module} failed on {position.board()}: exit {done.returncode}, {done.stderr.strip()[-200:]}")
-    return int(lines[-1].split()[0])
-
-
 def engine_lapses(name: str, positions: list[Position], values: list[int], seconds: float, concurrency: int,
                   checker: Solver) -> None:
-    """Print how many of the engine's moves from the won and drawn ``positions`` lose value."""
-    from harness.referee.engine_specs import BUILTIN
+    """Print how many of the engine's moves from the won and drawn ``positions`` lose value: each
+    asked of the built-in engine ``name`` by the referee, as in a game."""
+    from harness.errors import EngineError
+    from harness.referee.engine_specs import builtin_engine, game_problem
+    from harness.referee.protocol import Clock
+    from harness.referee.referee import ask
 
-    if name not in BUILTIN or "connect4" not in BUILTIN[name].games:
-        raise SystemExit(f"--engine {name!r}: not a built-in Connect Four engine")
-    module = BUILTIN[name].module
+    try:
+        engine = builtin_engine(name)
+    except EngineError as error:
+        raise SystemExit(f"--engine: {error}") from None
+    problem = game_problem(engine, "connect4")
+    if problem is not None:
+        raise SystemExit(f"--engine: {problem}")
+    clock = Clock(seconds, allow_fractional=True)
+
+    def move_from(index: int) -> int:
+        call = ask(engine.command, positions[index], clock, extra_args=engine.extra_args)
+        if not call.ok or call.move is None:
+            raise SystemExit(f"{name} failed on {positions[index].board()}: {call.verdict.value}: {call.detail}")
+        return call.move
+
     todo = [index for index, value in enumerate(values) if value >= 0]
     started = time.monotonic()
     with ThreadPoolExecutor(concurrency) as pool:  # the engines' processes run at once; checked after
-        moves = list(pool.map(lambda index: engine_move(module, positions[index], seconds), todo))
+        moves = list(pool.map(move_from, todo))
     lapses = []
     for index, move in zip(todo, moves):
         if not keeps(positions[index], move, values[index], checker):

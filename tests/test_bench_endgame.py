@@ -1,5 +1,5 @@
-"""scripts/bench_endgame.py --engine: the engine's moves from won and drawn positions, each a real
-process at 1 s, checked against the solver."""
+"""scripts/bench_endgame.py --engine: the engine's moves from won and drawn positions, each asked by the
+referee at 1 s, checked against the solver."""
 
 from __future__ import annotations
 
@@ -37,5 +37,13 @@ def test_the_engines_moves_that_lose_value_are_named(capsys: pytest.CaptureFixtu
     line = capsys.readouterr().out.strip()
     assert re.fullmatch(r"mcts-alphabeta at 1 s, 1 at once, \d+ s: 1 won or drawn positions \(0 won, 1 drawn\), "
                         r"0 moves lost value", line), line
-    with pytest.raises(SystemExit, match="--engine 'bestmove': not a built-in Connect Four engine"):
+    # Refused before any move, with the referee's own words.
+    with pytest.raises(SystemExit) as refused:
         bench.engine_lapses("bestmove", [drawn], [0], 1.0, 1, checker)
+    assert str(refused.value) == ("--engine: bestmove does not play Connect Four, only All The King's Horses; the "
+                                  "built-in engines that play Connect Four are alphabeta, greedy, homework, "
+                                  "mcts-alphabeta, random (or give a command)")
+    with pytest.raises(SystemExit) as refused:
+        bench.engine_lapses("nosuch", [drawn], [0], 1.0, 1, checker)
+    assert str(refused.value) == ("--engine: unknown built-in engine 'nosuch': choose one of alphabeta, bestmove, "
+                                  "greedy, homework, mcts-alphabeta, random")
