@@ -42,10 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_value import start_positions  # noqa: E402
+from bench_value import child_value, start_positions, value_of  # noqa: E402
 from engines import connect4_endgame  # noqa: E402
 from engines.alphabeta import EXIT_MARGIN, TIME_FRACTION  # noqa: E402
-from engines.connect4_solver import Solver, sign, state_of  # noqa: E402
+from engines.connect4_solver import Solver  # noqa: E402
 from harness.games.connect4.rules import Position  # noqa: E402
 
 
@@ -60,16 +60,6 @@ def decide(method: str, position: Position, limit: float) -> tuple[int | None, f
         scores = connect4_endgame.solve_moves(position, order, time.monotonic() + limit, solver)
         move = connect4_endgame.proven_move(scores, order)
     return move, time.process_time() - started
-
-
-def keeps(position: Position, move: int, value: int, solver: Solver) -> bool:
-    """Whether ``move`` keeps the side to move's ``value`` (1 won, 0 drawn, -1 lost)."""
-    after = position.after(move)
-    if after.winner_after_push(move) is not None:
-        return True
-    if after.is_game_over():
-        return value <= 0
-    return -sign(solver.solve(state_of(after))) >= value
 
 
 WORDS = {1: "won", 0: "drawn"}
@@ -105,7 +95,7 @@ def engine_lapses(name: str, positions: list[Position], values: list[int], secon
         moves = list(pool.map(move_from, todo))
     lapses = []
     for index, move in zip(todo, moves):
-        if not keeps(positions[index], move, values[index], checker):
+        if child_value(checker, positions[index], move) < values[index]:
             lapses.append(f"#{index} ({WORDS[values[index]]}, {positions[index].plies} discs): {move}")
     won = sum(values[index] == 1 for index in todo)
     print(f"{name} at {seconds:g} s, {concurrency} at once, {time.monotonic() - started:.0f} s: "
@@ -133,7 +123,7 @@ def main() -> None:
         if not after.is_game_over() and not after.has_winning_move():
             positions.append(after)
     checker = Solver(7, 6)
-    values = [sign(checker.solve(state_of(position))) for position in positions]
+    values = [value_of(checker, position) for position in positions]
     print(f"{len(positions)} positions (7x6, {min(p.plies for p in positions)}-{max(p.plies for p in positions)} "
           f"discs): {values.count(1)} won, {values.count(0)} drawn, {values.count(-1)} lost for the side to move")
     if args.engine is not None:
@@ -146,7 +136,7 @@ def main() -> None:
             move, cpu = decide(method, position, args.limit)
             if move is not None:
                 times[value].append(cpu)
-                lost_value += not keeps(position, move, value, checker)
+                lost_value += child_value(checker, position, move) < value
         for value, word in ((1, "won"), (0, "drawn"), (-1, "lost")):
             spent = sorted(times[value])
             if not spent:

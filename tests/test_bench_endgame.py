@@ -26,7 +26,7 @@ def test_the_engines_moves_that_lose_value_are_named(capsys: pytest.CaptureFixtu
                 if not won.after(move).is_game_over() and sign(checker.solve(state_of(won.after(move)))) < 0)
     values = [sign(checker.solve(state_of(position))) for position in (drawn, lost)]
     assert values == [0, -1]
-    assert [move for move in drawn.legal_moves() if bench.keeps(drawn, move, 0, checker)] == [5]
+    assert [move for move in drawn.legal_moves() if bench.child_value(checker, drawn, move) >= 0] == [5]
     # greedy blocks nothing here and plays 7, which loses the draw; the lost position is not played.
     bench.engine_lapses("greedy", [drawn, lost], values, 1.0, 2, checker)
     line = capsys.readouterr().out.strip()
