@@ -13,17 +13,21 @@ import dataclasses
 import math
 import os
 import re
+import select
 import shutil
+import subprocess
 import sys
-import threading
 import time
+import types
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.games.betsy.rules import Position
 from harness.referee.protocol import Clock, Verdict
+from harness.referee import referee
 from harness.referee.referee import CallResult, Limits, ask, resolve_interpreter
 from tests.conftest import SEED_BOARD, namespaced_processes, require_sandbox
 
@@ -316,28 +320,29 @@ def test_unbounded_memory_under_an_address_space_limit_is_a_fast_no_answer(pid_f
     assert result.seconds < 2  # ended by itself, well before the deadline at 2.5 s
 
 
-def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path) -> None:
-    # After the start this process is kept from running for 0.5 s (another thread holds the
-    # interpreter lock): limits set from here after the start would land after the program read them.
+def test_the_limits_hold_from_the_programs_first_instruction(pid_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The referee gets its process only once the program has run to its end, its report and answer
+    # waiting in the pipes: a limit the referee set from outside after the start would come after the
+    # program read its own. So the limits it reports were in place before its first instruction, on
+    # any machine and under any load (no race to win or lose).
+    started: list[int] = []
+
+    def popen_that_returns_once_the_program_ended(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(*args, **kwargs)
+        pidfd = os.pidfd_open(process.pid)  # readable once it exits, before anyone reaps it
+        try:
+            assert select.select([pidfd], [], [], 120)[0], "the program did not end within 120 s"
+        finally:
+            os.close(pidfd)
+        started.append(process.pid)
+        return process
+
+    patched = types.SimpleNamespace(**{name: getattr(subprocess, name) for name in dir(subprocess)})
+    patched.Popen = popen_that_returns_once_the_program_ended
+    monkeypatch.setattr(referee, "subprocess", patched)
     limits = Limits(address_space=768 << 20, file_bytes=3 << 20)
-    stop = threading.Event()
-
-    def hold_the_lock() -> None:
-        while not stop.is_set():
-            pass
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.5)
-    holder = threading.Thread(target=hold_the_lock)
-    holder.start()
-    try:
-        # Every hand-over of the interpreter lock waits up to the 0.5 s interval here, and a loaded
-        # machine adds hand-overs: the bound on the whole call is a wide one.
-        result, _ = call(fake("reports_limits"), pid_file, clock=Clock(2), limits=limits, slack=90)
-    finally:
-        stop.set()
-        holder.join()
-        sys.setswitchinterval(interval)
+    result, _ = call(fake("reports_limits"), pid_file, clock=Clock(2), limits=limits)
+    assert len(started) == 1
     assert_ok(result)
     cpu = math.ceil(2 + Clock(2).grace) + 1
     assert result.stderr_tail == f"{768 << 20} {3 << 20} 0 {cpu}\n"
