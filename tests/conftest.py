@@ -7,6 +7,7 @@ import importlib.util
 import io
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -245,8 +246,23 @@ def namespaced_processes() -> set[int]:
     return {pid for pid, fields in live_descendants().items() if len(fields.get("NSpid", "").split()) > 1}
 
 
+def bound_by_permissions() -> list[str]:
+    """A command prefix under which file permissions bind the command, whoever runs the suite.
+
+    An ordinary user is bound already: nothing. Root keeps its uid, so that the command still reaches a
+    checkout and a Python only root can enter (a drop to another uid could not), and loses the
+    capabilities that override permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER) from its
+    bounding set, so that no program it runs has them either."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        cannot_run_here("setpriv (util-linux) is not installed, and root is not bound by a folder's permissions "
+                        "without it (apt-get install util-linux)")
+    return ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+
+
 def arena(*args: str, cwd: Path = ROOT, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the `arena` command (after ``user``, a prefix such as setpriv's) to completion."""
+    """Run the `arena` command (after ``user``, a prefix such as ``bound_by_permissions()``) to completion."""
     return subprocess.run([*(user or []), ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 

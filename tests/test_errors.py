@@ -5,16 +5,14 @@ Each case runs the real console script on real files; none may print a traceback
 
 from __future__ import annotations
 
-import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from harness.referee.engine_specs import BUILTIN
 from harness.games.betsy.rules import MAX_N
-from tests.conftest import SEED_BOARD, TINY, arena
+from tests.conftest import SEED_BOARD, TINY, arena, bound_by_permissions
 
 
 
@@ -131,31 +129,19 @@ def test_validate_html_under_a_file_or_as_a_directory_is_refused_before_any_chec
                    "invalid --html somedir: it is a folder; give a file name in it, e.g. somedir/report.html")
 
 
-def _as_another_user() -> tuple[list[str], Path]:
-    """A command prefix that drops root (the folder permissions below would not bind it), and a
-    world-readable scratch folder for that user."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-ro-"))
-    folder.chmod(0o755)
-    if os.geteuid() != 0:
-        return [], folder
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], folder
-
-
-def test_a_tournament_in_a_read_only_folder_is_one_line() -> None:
-    user, folder = _as_another_user()
+def test_a_tournament_in_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro").chmod(0o555)
     try:
-        (folder / "tiny.yaml").write_text(TINY)
-        (folder / "tiny.yaml").chmod(0o644)
-        (folder / "ro").mkdir()
-        (folder / "ro").chmod(0o555)
         one_line_error(
-            arena("tournament", "tiny.yaml", "--db", "ro/tiny.sqlite", "--no-progress", cwd=folder, user=user),
+            arena("tournament", "tiny.yaml", "--db", "ro/tiny.sqlite", "--no-progress", cwd=tmp_path,
+                  user=bound_by_permissions()),
             "invalid --db ro/tiny.sqlite: cannot write in ro (Permission denied); the database, its lock file and its "
             "log go in its folder: give a path in a folder you can write")
-        assert list((folder / "ro").iterdir()) == []
+        assert list((tmp_path / "ro").iterdir()) == []
     finally:
-        (folder / "ro").chmod(0o755)
-        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        (tmp_path / "ro").chmod(0o755)
 
 
 @pytest.mark.parametrize(("line", "message"), [

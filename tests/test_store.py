@@ -10,7 +10,6 @@ import re
 import signal
 import sqlite3
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from harness.errors import StoreError
 from harness.store.store import Store, lock_path
-from tests.conftest import ARENA, TINY, arena, assert_nothing_left, live_descendants
+from tests.conftest import ARENA, TINY, arena, assert_nothing_left, bound_by_permissions, live_descendants
 
 SLOW = """
 name: slow
@@ -162,22 +161,21 @@ def test_files_that_are_not_results_databases_are_refused_unchanged(
     assert not path.with_name("x.sqlite-wal").exists() and not path.with_name("x.sqlite-journal").exists()
 
 
-def test_report_works_in_a_read_only_folder(finished: Path) -> None:
+def test_report_works_in_a_read_only_folder(finished: Path, tmp_path: Path) -> None:
     """A finished database (WAL mode, no -wal or -shm beside it) in a folder the reader cannot write."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-ro-"))
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "tiny.sqlite").write_bytes(finished.read_bytes())
+    (tmp_path / "ro").chmod(0o555)
+    user = bound_by_permissions()
     try:
-        (folder / "ro").mkdir()
-        (folder / "ro" / "tiny.sqlite").write_bytes(finished.read_bytes())
-        (folder / "ro").chmod(0o555)
-        folder.chmod(0o755)
-        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
-        result = arena("report", "ro/tiny.sqlite", "--csv", cwd=folder, user=user)
+        refused = subprocess.run([*user, "touch", "ro/probe"], cwd=tmp_path, capture_output=True, text=True)
+        assert refused.returncode == 1 and "Permission denied" in refused.stderr  # the folder binds this reader
+        result = arena("report", "ro/tiny.sqlite", "--csv", cwd=tmp_path, user=user)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("name,games,")
-        assert sorted(path.name for path in (folder / "ro").iterdir()) == ["tiny.sqlite"]
+        assert sorted(path.name for path in (tmp_path / "ro").iterdir()) == ["tiny.sqlite"]
     finally:
-        (folder / "ro").chmod(0o755)
-        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        (tmp_path / "ro").chmod(0o755)
 
 
 def test_read_only_store_cannot_write(finished: Path) -> None:
