@@ -21,6 +21,7 @@ import pytest
 from engines.tablebase import table_name
 from harness.referee import sandbox as sandbox
 from harness.games.betsy.rules import PLAYERS, Position
+from harness.referee.programs import inside
 from harness.referee.protocol import Clock, Verdict
 from harness.referee.referee import Limits, ask
 from tests.conftest import ARENA, ROOT, SEED_BOARD, cannot_run_here, live_descendants, namespaced_processes, require_sandbox
@@ -396,10 +397,17 @@ def test_plan_makes_readable_only_the_program_folder_and_its_interpreter(tmp_pat
     data = tmp_path / "book.dat"
     data.write_text("x")
     plan = sandbox.plan_for((sys.executable, str(program), "--book", str(data)))
-    prefix = os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))
-    assert str(program.parent) in plan.readable and str(data) in plan.readable
-    assert str(tmp_path) not in plan.readable
-    assert any(prefix == path or prefix.startswith(path + "/") for path in plan.readable)
+    # The interpreter's files, whichever Python runs the suite (a venv's, pyenv's, the system's): its
+    # venv, if any, and the installation it runs on. Each is bound unless it lies in a system folder
+    # (/usr with the system's Python), which the sandbox binds for every engine.
+    prefixes = {sys.prefix, os.path.realpath(sys.base_prefix)}
+    bound_for_all = [top for top in ("/usr", "/etc") if os.path.isdir(top)]
+    own = {path for path in prefixes if not any(inside(path, top) for top in bound_for_all)}
+    own = {path for path in own if not any(path != other and inside(path, other) for other in own)}
+    assert sorted(plan.readable) == sorted({str(program.parent), str(data), *own})  # and nothing else
+    argv = sandbox.bwrap_argv(plan, sandbox.Caps())
+    bound = [argv[at + 1] for at, word in enumerate(argv) if word == "--ro-bind"]
+    assert all(any(inside(prefix, path) for path in bound) for prefix in prefixes), (prefixes, bound)
     assert str(ROOT) not in plan.readable  # a student's program does not see the project
     assert plan.env == ()
     builtin = sandbox.plan_for((sys.executable, str(ROOT / "engines" / "greedy.py")))
