@@ -415,6 +415,34 @@ def test_plan_makes_readable_only_the_program_folder_and_its_interpreter(tmp_pat
     assert builtin.env == (("BETSY_TABLES", os.path.abspath(os.environ["BETSY_TABLES"])),)
 
 
+def test_as_root_the_sandbox_is_refused_when_an_engines_user_cannot_read_what_built_in_engines_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root runs each engine as a user of its own: a file of the built-in engines that only root can
+    read (a checkout or venv made under a umask of 077) would make them fail in every game. The sandbox
+    is refused up front, naming the outermost closed folder and the fix; an ordinary user's engines run
+    as that user, who reads it."""
+    tables = tmp_path / "tables"  # bound for the built-in engines as it is ($BETSY_TABLES)
+    (tables / "deep").mkdir(parents=True)
+    (tables / "deep" / "part.py").write_text("")
+    tables.chmod(0o700)
+    monkeypatch.setenv("BETSY_TABLES", str(tables))
+    needed = sandbox.engine_files()
+    monkeypatch.setattr(sandbox, "engine_files", lambda: [*needed, str(tables / "deep" / "part.py")])
+    works, why, fix = sandbox._probe()
+    if os.geteuid() != 0:
+        assert (works, why, fix) == (True, "", "")
+        return
+    assert (works, fix) == (False, sandbox.READABLE_HINT)
+    assert why == (f"as root, the sandbox runs each engine as a user of its own, who cannot read {tables} (mode 0700), "
+                   f"which the built-in engines need")
+    tables.chmod(0o711)  # entered, not listed: enough to read a file by its name
+    (tables / "deep" / "part.py").chmod(0o600)
+    assert sandbox._probe()[1].startswith(f"as root, the sandbox runs each engine as a user of its own, who cannot read "
+                                          f"{tables / 'deep' / 'part.py'} (mode 0600)")
+    (tables / "deep" / "part.py").chmod(0o644)
+    assert sandbox._probe() == (True, "", "")
+
+
 def test_required_without_bwrap_refuses_and_auto_warns(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "PATH"}
     env["PATH"] = str(tmp_path)  # no bwrap, prlimit or setpriv here

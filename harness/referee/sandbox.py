@@ -28,6 +28,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
@@ -36,8 +37,8 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.referee.programs import (
-    PROJECT_DIR, SYSTEM_DIRS, SYSTEM_LINKS, Program, inside, interpreter_of, is_operators_interpreter, is_python,
-    is_system, program_of,
+    ENTRY_POINTS, PROJECT_DIR, SYSTEM_DIRS, SYSTEM_LINKS, Program, inside, interpreter_of, is_operators_interpreter,
+    is_python, is_system, program_of,
 )
 
 SCRATCH = "/sandbox"
@@ -179,7 +180,21 @@ def plan_for(command: tuple[str, ...]) -> Plan:
 
     A student's program sees its own folder, what the operator's command names, and its interpreter
     as the operator's side resolves it; the project's own programs (by identity) also see the
-    project and the tables."""
+    project and the tables. As root, a program folder only its owner can read is bound as a copy
+    others can read (``staged``)."""
+    plan, runtime = _bindings(command)
+    staged: list[tuple[str, str]] = []
+    if os.geteuid() == 0:
+        for path in plan.readable:
+            if path not in runtime and path != PROJECT_DIR and not _others_can_read(path):
+                copy = _stage(path)
+                if copy is not None:
+                    staged.append((copy, path))
+    return Plan(plan.readable, plan.path, plan.env, tuple(staged))
+
+
+def _bindings(command: tuple[str, ...]) -> tuple[Plan, list[str]]:
+    """``plan_for`` without the copies: (the plan, the folders its interpreters need)."""
     program = program_of(command)
     binds: list[str] = []
     env: list[tuple[str, str]] = []
@@ -205,14 +220,7 @@ def plan_for(command: tuple[str, ...]) -> Plan:
             binds.append(tables)
     readable = _outermost(path for path in binds if path and not is_system(path) and path != "/")
     search = ":".join(dict.fromkeys([*path_dirs, *SYSTEM_PATH.split(":")]))
-    staged: list[tuple[str, str]] = []
-    if os.geteuid() == 0:
-        for path in readable:
-            if path not in runtime and path != PROJECT_DIR and not _others_can_read(path):
-                copy = _stage(path)
-                if copy is not None:
-                    staged.append((copy, path))
-    return Plan(readable, search, tuple(env), tuple(staged))
+    return Plan(readable, search, tuple(env)), runtime
 
 
 _STAGE_LIMITS = (2000, 64 << 20)
@@ -278,7 +286,10 @@ def _stage(path: str) -> str | None:
             if files > _STAGE_LIMITS[0] or size > _STAGE_LIMITS[1]:
                 return None
     if _STAGE_ROOT is None or _STAGE_OWNER != os.getpid() or not os.path.isdir(_STAGE_ROOT):
-        _STAGE_ROOT, _STAGE_OWNER = tempfile.mkdtemp(prefix="arena-stage-"), os.getpid()
+        # Named before it is made: a worker told to stop (remove_staged) in between removes it too.
+        _STAGE_ROOT = os.path.join(tempfile.gettempdir(), f"arena-stage-{os.getpid()}-{os.urandom(6).hex()}")
+        _STAGE_OWNER = os.getpid()
+        os.mkdir(_STAGE_ROOT, 0o700)
         remove_at_exit(_STAGE_ROOT)
     copy = tempfile.mkdtemp(dir=_STAGE_ROOT)
     target = os.path.join(copy, os.path.basename(path) or "root")
@@ -330,8 +341,9 @@ def _release_slot(slot: int) -> None:
 class Call:
     """The argv of one sandboxed engine call; ``close()`` frees its uid when the call is over."""
 
-    def __init__(self, argv: Sequence[str], command_length: int, caps: Caps, cpu_seconds: int) -> None:
-        plan = plan_for(tuple(argv[:command_length]))
+    def __init__(self, argv: Sequence[str], command_length: int, caps: Caps, cpu_seconds: int,
+                 plan: Plan | None = None) -> None:
+        plan = plan if plan is not None else plan_for(tuple(argv[:command_length]))
         self._slot: int | None = None
         wrapper: list[str] = []
         if os.geteuid() == 0:
@@ -416,7 +428,12 @@ def exit_status(status: int | None) -> int | None:
     return status
 
 
-_PROBE: tuple[bool, str] | None = None
+_PROBE: tuple[bool, str, str] | None = None
+READABLE_HINT = (
+    "make the project's code, its venv and the tables readable to all users (scripts/arena and scripts/test "
+    "do it when they set up; or chmod -R go+rX on the folder named)"
+)
+"""The fix when root's sandbox cannot run the project's own engines: files other users cannot read."""
 
 
 def probe() -> tuple[bool, str]:
@@ -424,26 +441,87 @@ def probe() -> tuple[bool, str]:
     global _PROBE
     if _PROBE is None:
         _PROBE = _probe()
-    return _PROBE
+    return _PROBE[0], _PROBE[1]
 
 
-def _probe() -> tuple[bool, str]:
+def _probe_fix() -> str:
+    """How to make the sandbox work here (after ``probe``)."""
+    return INSTALL_HINT if _PROBE is None else _PROBE[2]
+
+
+def engine_files() -> list[str]:
+    """What the project's own engines read to run, from their interpreter to their code: root runs
+    engines as other users, so each must be readable (and each folder searchable) by every user.
+    Without ``__pycache__`` (bytecode only spares the compile), the tables (an engine without them
+    searches, with the same answers) and the interpreter's installation beyond its standard library's
+    folder and first module."""
+    files = [sys.executable, os.path.realpath(sys.executable), os.path.dirname(os.__file__), os.__file__]
+    config = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(sys.executable))), "pyvenv.cfg")
+    if os.path.isfile(config):
+        files.append(config)
+    files += [PROJECT_DIR, *(os.path.join(PROJECT_DIR, path) for path in ENTRY_POINTS)]
+    for top in ("engines", "harness"):
+        for folder, dirs, names in os.walk(os.path.join(PROJECT_DIR, top)):
+            dirs[:] = sorted(name for name in dirs if name != "__pycache__")
+            files.append(folder)
+            files += [os.path.join(folder, name) for name in sorted(names) if name.endswith((".py", ".so"))]
+    return files
+
+
+_UNREADABLE_SCRIPT = (
+    'for f; do if [ -d "$f" ]; then [ -r "$f" ] && [ -x "$f" ]; else [ -r "$f" ]; fi || { echo "cannot read $f"; '
+    'exit 0; }; done; echo ok'
+)
+
+
+def _probe() -> tuple[bool, str, str]:
+    """(works, why not, how to fix): bwrap runs a shell here; as root, whose engines run as other
+    users, that shell (under an engine's uid, with a built-in engine's binds) can read every file
+    ``engine_files`` names."""
     for tool in ("bwrap", "prlimit", *(("setpriv",) if os.geteuid() == 0 else ())):
         if shutil.which(tool) is None:
             package = "bubblewrap" if tool == "bwrap" else "util-linux"
-            return False, f"{tool} ({package}) is not installed"
-    probe_call = Call(["/bin/sh", "-c", "echo ok"], 1, Caps(), 5)
+            return False, f"{tool} ({package}) is not installed", INSTALL_HINT
+    from harness.referee.engine_specs import BUILTIN_ENGINES, ENGINES_DIR
+
+    files = engine_files() if os.geteuid() == 0 else []
+    own, _ = _bindings((sys.executable, str(ENGINES_DIR / f"{BUILTIN_ENGINES[0].module}.py")))  # copies nothing
+    probe_call = Call(["/bin/sh", "-c", _UNREADABLE_SCRIPT, "sh", *files], 1, Caps(), 5, plan=own)
     try:
         done = subprocess.run(probe_call.argv, capture_output=True, text=True, timeout=30,
                               stdin=subprocess.DEVNULL, cwd="/")
     except (OSError, subprocess.SubprocessError) as error:
-        return False, f"bwrap could not run: {error}"
+        return False, f"bwrap could not run: {error}", INSTALL_HINT
     finally:
         probe_call.close()
-    if done.returncode != 0 or done.stdout.strip() != "ok":
+    said = done.stdout.strip()
+    if done.returncode != 0 or not (said == "ok" or said.startswith("cannot read ")):
         why = next((line for line in done.stderr.splitlines() if line.strip()), f"exit status {done.returncode}")
-        return False, f"bwrap does not work here ({why.strip()})"
-    return True, ""
+        return False, f"bwrap does not work here ({why.strip()})", INSTALL_HINT
+    if said != "ok":
+        path, mode = _closed(said.removeprefix("cannot read "), own.readable)
+        return False, (f"as root, the sandbox runs each engine as a user of its own, who cannot read {path} ({mode}), "
+                       f"which the built-in engines need"), READABLE_HINT
+    return True, "", ""
+
+
+def _closed(path: str, binds: Sequence[str]) -> tuple[str, str]:
+    """The outermost of ``path``'s folders inside a bind (above one, the sandbox makes its own folders)
+    that other users cannot enter, or else ``path`` itself, and its mode."""
+    parts = Path(path).parts
+    for end in range(1, len(parts) + 1):
+        candidate = os.path.join(*parts[:end])
+        if not any(inside(candidate, bind) for bind in binds) and end < len(parts):
+            continue
+        try:
+            mode = os.stat(candidate).st_mode
+        except OSError:
+            return candidate, "no such file"
+        last = end == len(parts)  # the folders on the way need only be entered
+        need = (stat.S_IROTH if last else 0) | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        if mode & need != need:
+            return candidate, f"mode {stat.S_IMODE(mode):04o}"
+    return path, "not readable"
 
 
 def resolve(mode: SandboxMode) -> tuple[bool, str | None]:
@@ -457,6 +535,6 @@ def resolve(mode: SandboxMode) -> tuple[bool, str | None]:
     if works:
         return True, None
     if mode is SandboxMode.REQUIRED:
-        raise SandboxUnavailable(f"sandbox required, but {why}; {INSTALL_HINT}, or set the sandbox to auto or off")
-    return False, f"engines run without a sandbox: {why}; {INSTALL_HINT} (or give --sandbox off to silence this)"
+        raise SandboxUnavailable(f"sandbox required, but {why}; {_probe_fix()}, or set the sandbox to auto or off")
+    return False, f"engines run without a sandbox: {why}; {_probe_fix()} (or give --sandbox off to silence this)"
 
