@@ -4,6 +4,11 @@
 set -euo pipefail
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# What set-up makes (the venv, the tables, the native cores, bytecode) is readable by every user whatever
+# the caller's umask: as root, the sandbox runs each engine as a user of its own. The caller's umask is
+# back at the end, for what the command itself writes.
+CALLER_UMASK="$(umask)"
+umask 022
 VENV="$ROOT/.venv"
 STAMP="$VENV/.installed"
 VENV_PY="$VENV/bin/python"
@@ -24,7 +29,12 @@ if [ ! -x "$VENV_PY" ] || [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$ST
     PY="$(find_python)"
     echo "setting up $VENV with $PY ..." >&2
     rm -rf "$VENV"
-    "$PY" -m venv "$VENV"
+    if ! VENV_ERROR="$("$PY" -m venv "$VENV" 2>&1)"; then
+        rm -rf "$VENV"
+        echo "error: $PY cannot make a venv ($(echo "$VENV_ERROR" | grep -v '^\s*$' | tail -n 1)); install its venv module" \
+             "(Debian/Ubuntu: sudo apt-get install python3-venv), or set PYTHON=/path/to/another/python3" >&2
+        exit 2
+    fi
     LOG="$VENV/install.log"
     if ! { "$VENV_PY" -m pip install --disable-pip-version-check --upgrade pip \
            && "$VENV_PY" -m pip install --disable-pip-version-check -e "$ROOT[test]"; } >"$LOG" 2>&1; then
@@ -76,12 +86,14 @@ if [ "$TESTS" = 1 ]; then
         "a sandbox test skips" "sudo apt-get install python3"
 fi
 # The exact n = 3 tables (about 10 s, once per machine; engines search where there is none; the tests
-# build their own where there is none).
-"$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
-# All The King's Horses near the corner (row + col <= 24: about a minute and 1.5 GB, once per machine; the
-# smaller row + col <= 20 where memory is short; the solver searches where there is none, with the same answers).
-"$VENV_PY" "$ROOT/scripts/build_tablebase.py" --game kings-horses --if-missing >&2 \
-    || echo "warning: the kings-horses corner table was not built" >&2
+# build their own where there is none). ARENA_SETUP_TABLES=0 skips them (CI's runs in other settings).
+if [ "${ARENA_SETUP_TABLES:-1}" != 0 ]; then
+    "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --if-missing >&2 || echo "warning: tablebase not built" >&2
+    # All The King's Horses near the corner (row + col <= 24: about a minute and 1.5 GB, once per machine; the
+    # smaller row + col <= 20 where memory is short; the solver searches where there is none, with the same answers).
+    "$VENV_PY" "$ROOT/scripts/build_tablebase.py" --game kings-horses --if-missing >&2 \
+        || echo "warning: the kings-horses corner table was not built" >&2
+fi
 # The native search core (engines/native/*.c; the cluster benchmark's engine in C is built with the same
 # compiler in a test), compiled with the system C compiler where it is missing or
 # older than its sources; where it cannot be built the engines search in pure Python (one warning line).
@@ -98,7 +110,25 @@ if ! "$VENV_PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); from engines.na
         "sudo apt-get install $PY_DEV"
 fi
 "$VENV_PY" "$ROOT/engines/native/build.py" --if-stale || true
-# Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set.
-if [ -n "$(find "$ROOT/harness" "$ROOT/engines" -name '*.py' -newer "$STAMP" -print -quit)" ]; then
-    "$VENV_PY" -m compileall -q "$ROOT/harness" "$ROOT/engines" >/dev/null && touch "$STAMP"
+# Engines start once per move: keep their bytecode compiled even where PYTHONDONTWRITEBYTECODE is set (on a
+# fresh set-up too, where every source is older than the venv).
+COMPILED="$VENV/.compiled"
+if [ ! -f "$COMPILED" ] || [ -n "$(find "$ROOT/harness" "$ROOT/engines" -name '*.py' -newer "$COMPILED" -print -quit)" ]; then
+    "$VENV_PY" -m compileall -q "$ROOT/harness" "$ROOT/engines" >/dev/null && touch "$COMPILED"
 fi
+# As root, the sandbox runs each engine as a user of its own, which must read the engines' code, the venv
+# and the tables: a checkout or venv made under a umask of 077 is opened to reading (not writing), with a note.
+if [ "$(id -u)" = 0 ]; then
+    TABLES="${BETSY_TABLES:-${HOME:-~}/.cache/betsy-arena}"
+    CLOSED="$(find "$ROOT" "$VENV" "$VENV/bin" "$VENV/pyvenv.cfg" -maxdepth 0 ! -perm -o+r -print -quit 2>/dev/null || true)"
+    CLOSED="${CLOSED:-$(find "$ROOT/harness" "$ROOT/engines" "$ROOT/scripts" "$TABLES" \( -type d ! -perm -o+rx \) \
+        -print -quit -o \( ! -type d ! -perm -o+r \) -print -quit 2>/dev/null || true)}"
+    if [ -n "$CLOSED" ]; then
+        chmod go+rX "$ROOT"
+        chmod -R go+rX "$ROOT/harness" "$ROOT/engines" "$ROOT/scripts" "$VENV"
+        [ -d "$TABLES" ] && chmod -R go+rX "$TABLES"
+        echo "note: made the engines' code, $VENV and $TABLES readable by all users ($CLOSED was not): as root, the" \
+             "sandbox runs each engine as a user of its own" >&2
+    fi
+fi
+umask "$CALLER_UMASK"

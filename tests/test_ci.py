@@ -108,7 +108,7 @@ def bootstrap(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProces
     no bwrap, no apt-get."""
     tools = tmp_path / "bin"
     tools.mkdir()
-    for tool in ("bash", "dirname", "id", "mktemp", "find", "touch"):
+    for tool in ("bash", "dirname", "id", "mktemp", "find", "touch", "chmod"):
         found = shutil.which(tool)
         assert found is not None, tool
         (tools / tool).symlink_to(found)
