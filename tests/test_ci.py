@@ -117,6 +117,7 @@ def bootstrap(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProces
                           env={"PATH": str(tools), "HOME": os.environ.get("HOME", "/root"), **env})
 
 
+@pytest.mark.setting
 def test_setup_for_ci_tests_stops_in_one_line_when_it_cannot_install_bubblewrap(tmp_path: Path) -> None:
     result = bootstrap(tmp_path, {"CI": "1", "ARENA_TEST_PARTS": "1"})
     assert (result.returncode, result.stdout) == (2, "")
@@ -124,6 +125,7 @@ def test_setup_for_ci_tests_stops_in_one_line_when_it_cannot_install_bubblewrap(
                              "install it: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)\n")
 
 
+@pytest.mark.setting
 @pytest.mark.parametrize("env", [{"ARENA_TEST_PARTS": "1"}, {"CI": "1"}], ids=["tests-elsewhere", "arena-on-ci"])
 def test_setup_elsewhere_only_notes_what_is_missing(tmp_path: Path, env: dict[str, str]) -> None:
     result = bootstrap(tmp_path, env)

@@ -129,6 +129,7 @@ def test_validate_html_under_a_file_or_as_a_directory_is_refused_before_any_chec
                    "invalid --html somedir: it is a folder; give a file name in it, e.g. somedir/report.html")
 
 
+@pytest.mark.setting
 def test_a_tournament_in_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "tiny.yaml").write_text(TINY)
     (tmp_path / "ro").mkdir()

@@ -21,6 +21,8 @@ STUDENT = ROOT / "tests" / "fake_engines" / "students" / "random_legal.py"
 COMMON = ROOT / "tests" / "fake_engines" / "students" / "_common.py"
 FIX = "give each program a folder of its own"
 
+pytestmark = pytest.mark.setting  # scripts/test_settings runs these in the other settings too
+
 
 def submit(folder: Path, name: str = "betsy.py") -> Path:
     """A working student program (random legal moves, with a helper module) in ``folder``."""

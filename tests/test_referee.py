@@ -71,7 +71,7 @@ SANDBOXED = False
 """Whether this test's calls run in the sandbox: every test here runs both ways."""
 
 
-@pytest.fixture(autouse=True, params=["plain", "sandboxed"])
+@pytest.fixture(autouse=True, params=["plain", pytest.param("sandboxed", marks=pytest.mark.setting)])
 def referee_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "sandboxed":
         require_sandbox()

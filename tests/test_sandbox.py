@@ -30,6 +30,8 @@ HOSTILE = ROOT / "tests" / "fake_engines" / "hostile"
 SECRET = ("ARENA_TEST_SECRET", "operator-token-4242")
 SEED = Position.from_text(3, "o", SEED_BOARD)
 
+pytestmark = pytest.mark.setting  # scripts/test_settings runs these in the other settings too
+
 
 @pytest.fixture(autouse=True)
 def _sandbox_works() -> None:
@@ -423,7 +425,9 @@ def test_as_root_the_sandbox_is_refused_when_an_engines_user_cannot_read_what_bu
     as that user, who reads it."""
     tables = tmp_path / "tables"  # bound for the built-in engines as it is ($BETSY_TABLES)
     (tables / "deep").mkdir(parents=True)
+    (tables / "deep").chmod(0o755)
     (tables / "deep" / "part.py").write_text("")
+    (tables / "deep" / "part.py").chmod(0o644)
     tables.chmod(0o700)
     monkeypatch.setenv("BETSY_TABLES", str(tables))
     needed = sandbox.engine_files()

@@ -161,6 +161,7 @@ def test_files_that_are_not_results_databases_are_refused_unchanged(
     assert not path.with_name("x.sqlite-wal").exists() and not path.with_name("x.sqlite-journal").exists()
 
 
+@pytest.mark.setting
 def test_report_works_in_a_read_only_folder(finished: Path, tmp_path: Path) -> None:
     """A finished database (WAL mode, no -wal or -shm beside it) in a folder the reader cannot write."""
     (tmp_path / "ro").mkdir()

@@ -185,6 +185,7 @@ def test_report_of_a_missing_database_is_a_one_line_error(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.setting
 def test_tournament_killed_with_sigkill_resumes_and_plays_every_game_exactly_once(tmp_path: Path) -> None:
     # ann, a student program (inside the sandbox too), thinks for half of its second.
     config = write_config(tmp_path, f"""
