@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import os
@@ -113,6 +114,17 @@ def n3_tables(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("n3-tables")
     build(3, "mover", folder / table_name(3))
     return str(folder)
+
+
+@functools.cache
+def sandbox_warning() -> str:
+    """What arena prints on stderr before anything else when it runs engines with the sandbox on auto:
+    nothing where the sandbox works here, else its one-line warning (a machine without bubblewrap, such
+    as an ordinary user's who could not install it, runs engines unconfined and says so)."""
+    from harness.referee.sandbox import SandboxMode, resolve
+
+    warning = resolve(SandboxMode.AUTO)[1]
+    return "" if warning is None else f"arena: warning: {warning}\n"
 
 
 def require_sandbox() -> None:

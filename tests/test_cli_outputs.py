@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.conftest import ARENA, ROOT, TINY, arena
+from tests.conftest import ARENA, ROOT, TINY, arena, sandbox_warning
 from tests.test_report_kinds import RIGHTMOST
 
 
@@ -74,8 +74,8 @@ def test_validate_prints_its_verdict_and_keeps_the_page_when_the_html_file_fails
     assert done.stdout.startswith("FAIL: protocol; not judged: rules, time, robustness")
     kept = list(tmp_path.glob("arena-validate-*.html"))
     assert len(kept) == 1 and kept[0].read_text().startswith("<!doctype html>")
-    assert done.stderr == (f"arena: error: cannot write --html /dev/full (No space left on device); written to "
-                           f"{kept[0]} instead\n")
+    assert done.stderr == (f"{sandbox_warning()}arena: error: cannot write --html /dev/full (No space left on device); "
+                           f"written to {kept[0]} instead\n")
 
 
 def test_report_refuses_folders_it_cannot_write_before_reading_the_database(tiny_db: Path, tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.conftest import ARENA, ROOT, assert_nothing_left, command_line, live_descendants, run_program
+from tests.conftest import (
+    ARENA, ROOT, assert_nothing_left, command_line, live_descendants, run_program, sandbox_warning,
+)
 
 STUDENT = ROOT / "tests" / "fake_engines" / "students" / "uses_half_its_time.py"
 """A legal random mover that thinks for half of its time limit."""
@@ -159,7 +161,7 @@ def test_validate_stopped_mid_run_stops_at_once_and_cleans_up(tmp_path: Path, si
     out, err = interrupt(process, signum)
     # Well before the queued checks (over a hundred calls of 2 s each) would have run.
     assert time.monotonic() - signalled < 30
-    assert (process.returncode, out, err) == (status, "", "arena: interrupted\n")
+    assert (process.returncode, out, err) == (status, "", f"{sandbox_warning()}arena: interrupted\n")
     assert_nothing_left(before, scratch)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.conftest import ARENA, ROOT, TINY, arena
+from tests.conftest import ARENA, ROOT, TINY, arena, sandbox_warning
 
 STUDENTS = ROOT / "tests" / "fake_engines"
 
@@ -66,7 +66,7 @@ def test_solve_offers_only_connect4() -> None:
 def test_a_tournament_shows_its_bar_on_a_terminal_and_not_on_a_pipe(tmp_path: Path) -> None:
     (tmp_path / "tiny.yaml").write_text(TINY)
     piped = arena("tournament", "tiny.yaml", "--db", "a.sqlite", cwd=tmp_path)
-    assert (piped.returncode, piped.stderr) == (0, "")
+    assert (piped.returncode, piped.stderr) == (0, sandbox_warning())
     shown = on_terminal(["tournament", "tiny.yaml", "--db", "b.sqlite"], tmp_path)
     assert re.search(r"2/2 \[[\d:]+<[\d:]+", shown), shown  # the total, elapsed < left
     asked = arena("tournament", "tiny.yaml", "--db", "c.sqlite", "--progress", cwd=tmp_path)
@@ -76,7 +76,7 @@ def test_a_tournament_shows_its_bar_on_a_terminal_and_not_on_a_pipe(tmp_path: Pa
 def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path: Path) -> None:
     program = f"python3 {STUDENTS / 'students' / 'random_legal.py'}"
     base = ["validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
-    assert run(base, tmp_path).stderr == ""
+    assert run(base, tmp_path).stderr == sandbox_warning()
     asked = run([*base, "--progress"], tmp_path)
     from harness.validate.progress import validation_steps
     from harness.match.settings import settings_from_flags
@@ -86,7 +86,7 @@ def test_validate_shows_its_checks_against_their_total_only_where_asked(tmp_path
                                       games=0))
     assert {int(shown) for shown in re.findall(r"\d+/(\d+) \[", asked.stderr)} == {total}, asked.stderr
     assert f"validating:   0%|          | 0/{total} [" in asked.stderr
-    assert run([*base, "--progress", "--quiet"], tmp_path).stderr == ""
+    assert run([*base, "--progress", "--quiet"], tmp_path).stderr == sandbox_warning()
 
 
 @pytest.mark.parametrize(("game", "program", "options"), [
@@ -114,7 +114,7 @@ def test_the_validation_bar_total_is_the_number_of_steps_a_run_reports(game: str
 
 def test_match_shows_a_bar_of_games_where_the_moves_do_not_go_to_the_terminal(tmp_path: Path) -> None:
     base = ["match", "random", "random", "--n", "3", "--games", "2", "--max-plies", "4", "--json"]
-    assert run(base, tmp_path).stderr == ""
+    assert run(base, tmp_path).stderr == sandbox_warning()
     assert re.search(r"match: 100%.*2/2 \[", run([*base, "--progress"], tmp_path).stderr)
     shown = on_terminal(["match", "random", "random", "--n", "3", "--games", "2", "--max-plies", "4"], tmp_path)
     assert "game 1/2: random (x) vs random (o)" in shown and "game 2/2: " in shown

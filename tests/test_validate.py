@@ -12,7 +12,7 @@ import pytest
 
 from harness.games.registry import get_game
 from harness.validate.validator import REQUIRED, Category, Check, Role, performance_rating
-from tests.conftest import ROOT, run_program
+from tests.conftest import ROOT, run_program, sandbox_warning
 
 STUDENTS = ROOT / "tests" / "fake_engines" / "students"
 FAKES = ROOT / "tests" / "fake_engines"
@@ -386,13 +386,13 @@ def test_performance_rating_matches_hand_values() -> None:
 def test_progress_goes_to_stderr_when_asked_on_a_pipe_and_quiet_silences_it() -> None:
     program = f"python3 {STUDENTS / 'random_legal.py'}"
     base = [*ARENA, "validate", program, "--quick", "--games", "0", "--n", "3", "--json"]
-    assert run_program(base).stderr == ""  # not a terminal: no bar unless asked
+    assert run_program(base).stderr == sandbox_warning()  # not a terminal: no bar unless asked
     shown = run_program([*base, "--progress"])
     assert shown.returncode == 0
     assert "validating" in shown.stderr and "check" in shown.stderr
     json.loads(shown.stdout)  # stdout is the report alone
     quiet = run_program([*base, "--progress", "--quiet"])
-    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert (quiet.returncode, quiet.stderr) == (0, sandbox_warning())
 
 
 def test_fractional_time_follows_the_same_rule_as_match() -> None:
