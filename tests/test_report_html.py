@@ -404,6 +404,12 @@ def browser_problem() -> str | None:
     return None
 
 
+NO_RENDERING_TIMERS = ("--run-all-compositor-stages-before-draw", "--disable-new-content-rendering-timeout")
+"""Chromium without the compositor's own clocks: each stage of a frame finishes before it is drawn, and a
+page slow to commit its first frame after a navigation (a busy machine) is not blanked after a timeout,
+which made a screenshot fail ("Unable to capture screenshot") beside two busy loops."""
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Chromium for one test module (test_validate_html imports these fixtures; a module's browser
@@ -414,7 +420,7 @@ def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=shutil.which("chromium"))
+        launched = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=list(NO_RENDERING_TIMERS))
         yield launched
         launched.close()
 
