@@ -539,7 +539,6 @@ def test_a_deadline_stops_a_long_search_within_a_few_seconds(native: bool) -> No
 
 def test_a_timer_signal_stops_the_native_search_and_reads_its_progress() -> None:
     import signal
-    import time
 
     class Alarm(Exception):
         pass
@@ -548,23 +547,26 @@ def test_a_timer_signal_stops_the_native_search_and_reads_its_progress() -> None
     seen: list[tuple[int, tuple[int, int]]] = []
 
     def tick(signum: int, frame: object) -> None:
+        # Stops once two readings show the count grown while the search runs: on a busy machine the
+        # search may get no CPU between two ticks, so how many ticks that takes is the scheduler's
+        # (at most 600, a minute, against hanging).
         seen.append((solver.nodes, solver.bounds))
-        if len(seen) == 3:
+        counted = [nodes for nodes, _ in seen if nodes > 0]
+        if (len(seen) >= 3 and counted and counted[-1] > counted[0]) or len(seen) == 600:
             raise Alarm
 
     previous = signal.signal(signal.SIGALRM, tick)
     signal.setitimer(signal.ITIMER_REAL, 0.1, 0.1)
-    started = time.monotonic()
     try:
         with pytest.raises(Alarm):
             solver.solve(parse_moves(""))  # minutes of search: only the alarm ends it
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    assert time.monotonic() - started < 5
-    assert 0 < seen[0][0] <= seen[1][0] <= seen[2][0]  # read while the search runs
-    assert seen[0][0] < seen[2][0]
-    low, high = seen[2][1]
+    counts = [nodes for nodes, _ in seen]
+    counted = [nodes for nodes in counts if nodes > 0]
+    assert counts == sorted(counts) and counted and counted[0] < counted[-1], counts  # read while it runs
+    low, high = seen[-1][1]
     assert -21 <= low <= 1 <= high <= 21  # bounds of the empty board's score (1), narrowed as proven
     assert solver.solve(parse_moves("2252576253462244111563365343671351441")) == -1
 
