@@ -120,9 +120,10 @@ fi
 # and the tables: a checkout or venv made under a umask of 077 is opened to reading (not writing), with a note.
 if [ "$(id -u)" = 0 ]; then
     TABLES="${BETSY_TABLES:-${HOME:-~}/.cache/betsy-arena}"
-    CLOSED="$(find "$ROOT" "$VENV" "$VENV/bin" "$VENV/pyvenv.cfg" -maxdepth 0 ! -perm -o+r -print -quit 2>/dev/null || true)"
-    CLOSED="${CLOSED:-$(find "$ROOT/harness" "$ROOT/engines" "$ROOT/scripts" "$TABLES" \( -type d ! -perm -o+rx \) \
-        -print -quit -o \( ! -type d ! -perm -o+r \) -print -quit 2>/dev/null || true)}"
+    # closed PATH... [-maxdepth 0]: the first folder others cannot list and enter, or file they cannot read.
+    closed() { find "$@" \( -type d ! -perm -o+rx \) -print -quit -o \( ! -type d ! -perm -o+r \) -print -quit 2>/dev/null || true; }
+    CLOSED="$(closed "$ROOT" "$VENV" "$VENV/bin" "$VENV/pyvenv.cfg" -maxdepth 0)"
+    CLOSED="${CLOSED:-$(closed "$ROOT/harness" "$ROOT/engines" "$ROOT/scripts" "$TABLES")}"
     if [ -n "$CLOSED" ]; then
         chmod go+rX "$ROOT"
         chmod -R go+rX "$ROOT/harness" "$ROOT/engines" "$ROOT/scripts" "$VENV"
