@@ -186,7 +186,7 @@ def match_command(
              "is a terminal and the games do not go to it).")] = None,
 ) -> None:
     """Play games between two engines, showing the moves as they happen, or as JSON Lines."""
-    from harness.match.match import play_game, score_for_x
+    from harness.match.match import Overloaded, play_game, score_for_x
     from harness.match.settings import settings_from_flags
     from harness.referee.engine_specs import check_games, resolve_engine
     from harness.referee.programs import check_layout
@@ -222,8 +222,13 @@ def match_command(
             echo(f"game {number}: {x.name} (x) vs {o.name} (o), {rules.title} "
                  f"{rules.size_phrase(shown)}, {settings.time:g} s per move")
         opening = starts[(index // 2) % len(starts)] if starts else None
-        record = play_game(x, o, settings, size_played, start=opening, limits=limits,
-                           on_move=None if as_json else _print_move)
+        try:
+            record = play_game(x, o, settings, size_played, start=opening, limits=limits,
+                               on_move=None if as_json else _print_move)
+        except Overloaded as error:
+            echo(f"game not counted: {error}")
+            played.update(1)
+            continue
         blue = score_for_x(record.result)
         scores[0] += 1 - blue if swap else blue
         scores[1] += blue if swap else 1 - blue

@@ -134,8 +134,8 @@ ConfigSandboxOption = Annotated[Optional[SandboxMode], typer.Option(
 """``--sandbox`` of a command run from a config (tournament, class): None keeps the config's."""
 ReplayStallsOption = Annotated[Optional[bool], typer.Option(
     "--replay-stalls/--no-replay-stalls", show_default=False,
-    help="Overrides the config's replay_stalls: play a time fault again once when it was a stall of the machine "
-         "(little CPU used while the machine was overloaded; see docs/referee.md).")]
+    help="Overrides the config's replay_stalls: run a call the machine starved (its own time left, its wall time "
+         "spent waiting for a CPU) again alone before any verdict (see docs/referee.md).")]
 """``--replay-stalls`` of a tournament: None keeps the config's."""
 MaxFileOption = Annotated[int, typer.Option(
     "--max-file-mb", min=1, max=4096, help="Largest file an engine may write, in MiB.")]

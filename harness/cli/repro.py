@@ -130,7 +130,7 @@ def _bytes(value: int | None) -> str:
 
 
 def _cause(verdict: Verdict, stall: str, cpu: float | None, limit: float) -> str:
-    """A time fault's cause: the stall sentence (harness.referee.referee.stall_of), else slow."""
+    """A time fault's cause: the starved sentence (harness.referee.referee.starved_of), else slow."""
     if verdict.value != "time":
         return "-"
     if stall:

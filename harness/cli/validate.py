@@ -62,8 +62,8 @@ def validate_command(
     max_processes: MaxProcessesOption = 64,
     replay_stalls: Annotated[bool, typer.Option(
         "--replay-stalls/--no-replay-stalls",
-        help="Ask again once when a time fault was a stall of the machine (little CPU used while the machine was "
-             "overloaded; see docs/referee.md).")] = True,
+        help="Run a call the machine starved (its own time left, its wall time spent waiting for a CPU) again alone "
+             "before any verdict (see docs/referee.md).")] = True,
 ) -> None:
     """Check a student's program against the protocol, the rules, the clock and our engines.
 

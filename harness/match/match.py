@@ -177,6 +177,12 @@ class Standing:
             self.draws += 1
 
 
+class Overloaded(Exception):
+    """A game stopped because a call was starved by the machine even when run again alone
+    (harness.referee.referee.starved_of): neither engine is judged, the game is not counted, and a
+    rerun of a tournament plays it again."""
+
+
 def play_game(
     x: EngineSpec,
     o: EngineSpec,
@@ -206,6 +212,10 @@ def play_game(
         engine = engines[player]
         call = ask(engine.command, position, settings.clock, call_limits, engine.extra_args)
         ply = record.plies + 1
+        if call.stall:
+            raise Overloaded(f"{settings.rules.size_phrase(position.size_text)}, ply {ply}: {player} "
+                             f"({engine.name}) was not judged: the machine was overloaded "
+                             f"({call.stall.removeprefix('starved: ')}); the game is not counted")
         if call.verdict is not Verdict.OK:
             record.moves.append(_move_record(ply, player, engine.name, call, None))
             _forfeit(record, player, engine.name, call)

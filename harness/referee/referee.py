@@ -4,8 +4,12 @@ The referee is the only authority on rules and time. For each call it:
 - spawns the argv (never a shell) in a new session and process group, stdin from /dev/null, in a
   scratch working directory, with ``PYTHONUNBUFFERED=1`` and rlimits (address space, file size, no
   core files, CPU seconds as a backstop) set by ``prlimit`` before the program runs;
-- reads stdout and stderr incrementally with a cap, until the program exits or the deadline
-  (time limit + grace, on a monotonic clock from spawn) passes;
+- reads stdout and stderr incrementally with a cap, until the program exits or its time runs out:
+  the time limit + grace on the program's own clock (wall time from spawn less the time its tasks
+  waited, runnable, for a CPU the machine gave to others: the kernel's run delay), so a loaded
+  machine does not take a program's time; a call so starved that its wall time reaches ``STRETCH``
+  times its allowed time first is run again alone (``machine_turn``), and one still starved is
+  left for the caller to call not judged, never a time fault of the program;
 - then kills the whole process group and reaps it, so a grandchild holding the pipe delays nothing;
 - takes the last complete well-formed ``MOVE BOARD`` line and judges it with the rules core;
 - measures the call's CPU time and peak memory (the kernel's counts: wait4, and /proc for a call
@@ -14,7 +18,9 @@ The referee is the only authority on rules and time. For each call it:
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import functools
 import math
 import os
@@ -27,7 +33,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -70,8 +76,8 @@ class Limits:
     """Largest file the engine may write (RLIMIT_FSIZE); in the sandbox, also its tmpfs sizes."""
     processes: int = 64
     """Processes and threads the engine may run at once (in the sandbox, where it can be counted)."""
-    replay_stalls: bool = False
-    """Run a call again, once, when its time fault is a stall (``stall_of``); the second call counts."""
+    replay_stalls: bool = True
+    """Run a starved call again (``starved_of``), alone on the machine, up to ``REPLAYS`` times; the last counts."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +105,8 @@ class CallResult:
     warnings: tuple[CallWarning, ...] = field(default_factory=tuple)
     """Protocol warnings that do not lose the game."""
     answered_after: float | None = None
-    """Seconds from spawn until the answer line (the last well-formed one) was read; None without one."""
+    """Seconds of the program's own time (wall time less ``waited`` by then) from spawn until the
+    answer line (the last well-formed one) was read; None without one."""
     cpu_seconds: float | None = None
     """CPU time (user + system) of the call's process tree, from the kernel's accounting; None if
     the program never started."""
@@ -114,37 +121,58 @@ class CallResult:
     cores: int | None = None
     """Time faults only: the machine's CPU count, beside ``run_queue``."""
     stall: str = ""
-    """Time faults only: why the fault is a stall of the machine rather than a slow program
-    (``stall_of``); empty when it is not one."""
+    """Time faults only: why the call was starved by the machine rather than slow (``starved_of``),
+    with its figures; empty when it was not."""
     capsule: Capsule | None = None
     """Faults only: everything needed to run the call again (``arena repro``)."""
+    run_delay: float | None = None
+    """Seconds the call's processes waited, runnable, for a CPU the machine gave to others: the
+    kernel's per-task run delay (``/proc/PID/task/TID/schedstat``), summed over the tree; None where
+    it cannot be read."""
+    waited: float | None = None
+    """Seconds of wall time the call lost to waiting for a CPU: the largest run delay of any one task
+    of its tree. The referee's clock does not count it (``own_seconds``)."""
+    replays: int = 0
+    """Times the call was run again, alone on the machine, because it was starved (``starved_of``)."""
+
+    @property
+    def own_seconds(self) -> float:
+        """The program's own time: wall time less the time it waited for a CPU (``waited``)."""
+        return max(0.0, self.seconds - (self.waited or 0.0))
 
     @property
     def ok(self) -> bool:
         return self.verdict is Verdict.OK
 
 
-STALL_CPU_SHARE = 0.25
-"""A time fault can be a stall only if the call used less CPU than this share of its time limit."""
-STALL_RUN_QUEUE_PER_CORE = 2
-"""... and only if at least this many other runnable tasks per core were waiting at the deadline."""
+STRETCH = 4.0
+"""How far a starved call's wall time may stretch: the referee's clock counts the program's own time
+(wall time less the time it waited for a CPU), but stops any call at this many times its allowed
+time (limit + grace) of wall time, whatever it waited."""
+REPLAYS = 2
+"""Times a starved call is run again, alone on the machine (``machine_turn``), before it is left
+not judged."""
+SAMPLE_EVERY = 0.05
+"""Seconds between two readings of a running call's run delay (the clock's precision under load)."""
 
 
-def stall_of(verdict: Verdict, cpu_seconds: float | None, limit: float, run_queue: int | None,
-             cores: int | None) -> str:
-    """Why a time fault is a stall, or "" when it is not one (or not a time fault).
+def starved_of(verdict: Verdict, killed: bool, wall: float, waited: float | None, allowed: float,
+               cpu_seconds: float | None) -> str:
+    """Why a time fault is the machine's, not the program's, or "" when it is the program's.
 
-    A stall needs both: the call's process tree used less than ``STALL_CPU_SHARE`` of its limit in
-    CPU (it cannot have been busy computing), and the machine was overloaded at the deadline (at
-    least ``STALL_RUN_QUEUE_PER_CORE`` other runnable tasks per core, so a program wanting a core got
-    at most half of one). A program that sleeps past its time on an idle machine is slow, not stalled;
-    one that computes through its limit is slow however loaded the machine is."""
-    if verdict is not Verdict.TIME or cpu_seconds is None or run_queue is None or not cores:
+    The referee's clock counts the program's own time: wall time less ``waited``, the time it waited,
+    runnable, for a CPU the machine gave to others (the kernel's run delay). A program that computes
+    or sleeps through its allowed time is slow on any machine: its own time ran out. A call stopped
+    at the wall-time cap (``STRETCH`` times ``allowed``) before its own time ran out was starved: the
+    machine, not the program, was slow."""
+    if verdict is not Verdict.TIME or not killed or waited is None:
         return ""
-    if cpu_seconds >= STALL_CPU_SHARE * limit or run_queue < STALL_RUN_QUEUE_PER_CORE * cores:
+    own = wall - waited
+    if own >= allowed:
         return ""
-    return (f"stalled: used {cpu_seconds:.2f} s CPU of {limit:g} s while the run queue was {run_queue} "
-            f"on {cores} core{'s' if cores != 1 else ''}")
+    cpu = f", {cpu_seconds:.2f} s on a CPU" if cpu_seconds is not None else ""
+    return (f"starved: waited {waited:.2f} s for a CPU in {wall:.2f} s of wall time{cpu}; its own time "
+            f"{own:.2f} s of the {allowed:g} s allowed had not run out")
 
 
 @dataclass(frozen=True)
@@ -191,7 +219,10 @@ class Capsule:
     cores: int | None
     stall: str
     first_attempt: Capsule | None = None
-    """The stalled call this one replayed, if it is a replay."""
+    """The starved call this one replayed, if it is a replay."""
+    run_delay: float | None = None
+    waited: float | None = None
+    """Seconds the call's tasks waited for a CPU (summed; the most of any one task): CallResult's."""
 
     def limits(self) -> Limits:
         """The call's limits (a replay made from this capsule never replays a stall itself)."""
@@ -211,7 +242,8 @@ def _capsule(result: CallResult, position: Position, clock: Clock, limits: Limit
         clock.seconds, clock.grace, clock.allow_fractional, limits.sandbox, limits.stdout_bytes,
         limits.stderr_bytes, limits.address_space, limits.file_bytes, limits.processes, cpu_limit,
         result.verdict, result.detail, result.exit_status, result.killed, round(result.seconds, 4),
-        result.cpu_seconds, result.peak_memory, result.run_queue, result.cores, result.stall)
+        result.cpu_seconds, result.peak_memory, result.run_queue, result.cores, result.stall,
+        run_delay=result.run_delay, waited=result.waited)
 
 
 def resolve_interpreter(argv: Sequence[str]) -> list[str]:
@@ -515,27 +547,85 @@ def _run_queue(own: int) -> int | None:
     return max(0, runnable - 1 - own)
 
 
+class _Waits:
+    """The run delay of a call's process tree: how long each of its tasks waited, runnable, for a CPU
+    (the second figure of ``/proc/PID/task/TID/schedstat``, in nanoseconds), the largest reading of
+    each task kept, so a task that has ended still counts. Read at most every few milliseconds."""
+
+    __slots__ = ("root", "by_task", "read_at", "readable")
+
+    MIN_GAP = 0.005
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.by_task: dict[int, int] = {}
+        self.read_at = -math.inf
+        self.readable = False
+        """Whether any reading succeeded (else the machine gives no run delays: the wall clock rules)."""
+
+    @property
+    def total(self) -> float:
+        """Seconds waited, summed over the tasks."""
+        return sum(self.by_task.values()) / 1e9
+
+    @property
+    def lost(self) -> float:
+        """Seconds of wall time lost: the most any one task waited."""
+        return max(self.by_task.values(), default=0) / 1e9
+
+    def sample(self, now: float, force: bool = False) -> None:
+        if not force and now - self.read_at < self.MIN_GAP:
+            return
+        self.read_at = now
+        pending = [self.root]
+        seen: set[int] = set()
+        while pending:
+            pid = pending.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for task in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as file:
+                        delay = int(file.read().split()[1])
+                    with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
+                        pending.extend(int(child) for child in file.read().split())
+                except (OSError, ValueError, IndexError):
+                    continue
+                self.readable = True
+                tid = int(task)
+                if delay > self.by_task.get(tid, -1):
+                    self.by_task[tid] = delay
+
+
 class _Stream:
     """Incremental, capped reading of one pipe."""
 
-    __slots__ = ("fd", "data", "total", "cap", "keep_tail", "eof", "newlines")
+    __slots__ = ("fd", "data", "total", "cap", "keep_tail", "eof", "newlines", "waits")
 
-    def __init__(self, fd: int, cap: int, keep_tail: int | None) -> None:
+    def __init__(self, fd: int, cap: int, keep_tail: int | None, waits: _Waits | None = None) -> None:
         self.fd = fd
         self.data = bytearray()
         self.total = 0
         self.cap = cap
         self.keep_tail = keep_tail
         self.eof = False
-        self.newlines: list[tuple[int, float]] = []
-        """(lines completed so far, when) after each read: when each line arrived."""
+        self.newlines: list[tuple[int, float, float]] = []
+        """(lines completed so far, when, seconds the call had waited for a CPU by then) after each
+        read: when each line arrived, on the wall clock and on the program's own."""
+        self.waits = waits
         os.set_blocking(fd, False)
 
-    def line_time(self, number: int) -> float | None:
-        """When the ``number``-th line (1-based) was complete, or None if it never was."""
-        for count, when in self.newlines:
+    def line_time(self, number: int) -> tuple[float, float] | None:
+        """When the ``number``-th line (1-based) was complete, and the seconds the call had waited for
+        a CPU by then; None if it never was."""
+        for count, when, waited in self.newlines:
             if count >= number:
-                return when
+                return when, waited
         return None
 
     @property
@@ -557,8 +647,15 @@ class _Stream:
                 return
             self.total += len(chunk)
             self.data += chunk
-            done = (self.newlines[-1][0] if self.newlines else 0) + chunk.count(b"\n")
-            self.newlines.append((done, time.monotonic()))
+            lines = chunk.count(b"\n")
+            done = (self.newlines[-1][0] if self.newlines else 0) + lines
+            now = time.monotonic()
+            waited = 0.0
+            if self.waits is not None:
+                if lines:
+                    self.waits.sample(now)
+                waited = self.waits.lost
+            self.newlines.append((done, now, waited))
             if self.keep_tail is not None and len(self.data) > 2 * self.keep_tail:
                 del self.data[: len(self.data) - self.keep_tail]
             elif self.keep_tail is None and self.over_cap:
@@ -590,20 +687,76 @@ def run_call(
     argv: list[str], position: Position, clock: Clock, limits: Limits, command_length: int = 1
 ) -> CallResult:
     """Run one prepared argv as an engine call (see ``ask``); its first ``command_length`` words
-    are the engine's command (what the sandbox makes readable). A fault carries its ``capsule``; a
-    stall is run again once when ``limits.replay_stalls`` (the replay counts, with a warning that
-    says what the first call did, and its capsule keeps the first's)."""
+    are the engine's command (what the sandbox makes readable). A fault carries its ``capsule``.
+
+    A starved call (``starved_of``: the machine, not the program, kept it from its time) is run again,
+    alone on the machine (``machine_turn``), up to ``REPLAYS`` times when ``limits.replay_stalls``:
+    the last run counts, with a warning that says what the first did, and its capsule keeps the
+    first's. One still starved keeps its ``stall`` sentence: the caller leaves it not judged."""
     cpu_limit = math.ceil(clock.allowed) + 1
-    first = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
-                          position, clock, limits, command_length, cpu_limit)
+    with machine_turn(alone=False):
+        first = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
+                              position, clock, limits, command_length, cpu_limit)
     if not (first.stall and limits.replay_stalls):
         return first
-    again = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
-                          position, clock, limits, command_length, cpu_limit)
-    outcome = "ok" if again.ok else f"{again.verdict.value} again"
-    note = CallWarning(WarningKind.STALL_REPLAYED, f"{first.stall}; replayed once: {outcome}")
+    again = first
+    replays = 0
+    while again.stall and replays < REPLAYS and not _STOPPED:
+        replays += 1
+        with machine_turn(alone=True):
+            again = _with_capsule(_run_once(argv, position, clock, limits, command_length, cpu_limit),
+                                  position, clock, limits, command_length, cpu_limit)
+    outcome = ("ok" if again.ok else f"still starved ({again.stall.removeprefix('starved: ')})" if again.stall
+               else f"{again.verdict.value}")
+    times = "once" if replays == 1 else f"{replays} times"
+    note = CallWarning(WarningKind.STALL_REPLAYED, f"{first.stall}; run again alone {times}: {outcome}")
     capsule = None if again.capsule is None else replace(again.capsule, first_attempt=first.capsule)
-    return replace(again, warnings=(note, *again.warnings), capsule=capsule)
+    return replace(again, warnings=(note, *again.warnings), capsule=capsule, replays=replays)
+
+
+_TURN_LOCAL = threading.local()
+_TURN_FOLDER = "/dev/shm" if os.path.isdir("/dev/shm") else "/tmp"
+"""Where the turn files are: one place for the whole machine, whatever $TMPDIR a run was given."""
+
+
+@contextlib.contextmanager
+def machine_turn(alone: bool) -> Iterator[None]:
+    """Hold a turn on this machine for one engine call: shared with every other call of this user's
+    arena processes (a tournament's workers, a class run beside a validation), or, ``alone``, with
+    none of them: a starved call's replay waits until the calls in progress end, and no new call
+    starts until it is done (``fcntl.flock`` on two files in ``_TURN_FOLDER``: a turnstile that
+    a waiting replay holds, so a stream of new calls cannot keep it out). Where the files cannot be
+    opened, calls run without turns."""
+    if getattr(_TURN_LOCAL, "held", False):  # a nested call (a judge asked inside a turn): one turn
+        yield
+        return
+    base = os.path.join(_TURN_FOLDER, f"arena-{os.getuid()}-calls")
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        turnstile = os.open(base + ".turnstile", flags, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        turns = os.open(base + ".lock", flags, 0o600)
+    except OSError:
+        os.close(turnstile)
+        yield
+        return
+    try:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(turns, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        _TURN_LOCAL.held = True
+        try:
+            yield
+        finally:
+            _TURN_LOCAL.held = False
+    finally:
+        os.close(turns)  # closing the last descriptor of the open file releases its lock
+        os.close(turnstile)
 
 
 def _with_capsule(result: CallResult, position: Position, clock: Clock, limits: Limits, command_length: int,
@@ -645,7 +798,6 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
         env["PYTHONUNBUFFERED"] = "1"
         cwd = scratch = _scratch_dir()
     started = time.monotonic()
-    deadline = started + clock.allowed
     _ACTIVE_LOCK.acquire()
     children_before = _children()
     try:
@@ -675,7 +827,8 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
         _limit_resources(process.pid, wanted, after_start)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
-    out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None)
+    waits = _Waits(process.pid)
+    out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None, waits)
     err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
     exited = False
     ended = started
@@ -683,10 +836,11 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
     live = _Usage()
     run_queue: int | None = None
     try:
-        exited = _supervise(process, out, err, deadline, usage)
+        exited = _supervise(process, out, err, started, clock.allowed, waits, usage)
         ended = time.monotonic()
     finally:
         if not exited:  # what the tree used until now: a sandbox's processes die unreaped by us
+            waits.sample(time.monotonic(), force=True)
             live, running = _tree_usage(process.pid)
             run_queue = _run_queue(running)
         _kill_group(pgid)
@@ -722,14 +876,17 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
     peak = max(usage.peak_kib, live.peak_kib) * 1024
     cores = os.cpu_count() if run_queue is not None else None
     spawn_argv = tuple(spawn) if spawn is not argv else ()
+    waited = round(min(waits.lost, elapsed), 4) if waits.readable else None
+    run_delay = round(waits.total, 4) if waits.readable else None
 
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
                answer_board: str | None = None, warnings: Sequence[CallWarning] = (),
                answered_after: float | None = None) -> CallResult:
-        stall = stall_of(verdict, cpu_used, clock.seconds, run_queue, cores)
+        stall = starved_of(verdict, killed, elapsed, waited, clock.allowed, cpu_used)
         return CallResult(verdict, answer_move, answer_board, elapsed, returncode, killed,
                           detail, tuple(argv), stdout_tail, stderr_tail, tuple(warnings), answered_after,
-                          cpu_used, peak, spawn_argv, run_queue, cores, stall)
+                          cpu_used, peak, spawn_argv, run_queue, cores, stall, run_delay=run_delay,
+                          waited=waited)
 
     if out.over_cap or err.over_cap:
         stream, cap = ("stdout", limits.stdout_bytes) if out.over_cap else ("stderr", limits.stderr_bytes)
@@ -747,16 +904,23 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
     if not exited:
         warnings.append(CallWarning(WarningKind.KILLED_AT_DEADLINE,
                                     "still running at the deadline; killed (its last answer counts)"))
+    # When the answer came, on the program's own clock (the time it waited for a CPU not counted).
     arrived = out.line_time(answer.line_number)  # None: the last line, ended by the exit
-    answered_after = min((arrived if arrived is not None else ended) - started, elapsed)
+    when, lost = arrived if arrived is not None else (ended, waits.lost)
+    answered_after = max(0.0, min(when - started, elapsed) - lost)
     return result(verdict, detail, answer.move, answer.board, warnings, answered_after)
 
 
-def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, deadline: float,
-               usage: _Usage) -> bool:
-    """Read until the program exits (True) or the deadline passes or output overflows (False)."""
+def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, started: float, allowed: float,
+               waits: _Waits, usage: _Usage) -> bool:
+    """Read until the program exits (True), or its time runs out, or output overflows (False).
+
+    Its time is its own: wall time from ``started`` less the time it waited for a CPU (``waits``,
+    read every ``SAMPLE_EVERY`` seconds), until ``allowed`` seconds; and never more than ``STRETCH``
+    times ``allowed`` of wall time."""
     selector = selectors.DefaultSelector()
     pidfd = -1
+    cap = started + STRETCH * allowed
     try:
         selector.register(out.fd, selectors.EVENT_READ, out)
         selector.register(err.fd, selectors.EVENT_READ, err)
@@ -766,21 +930,25 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, dea
                 selector.register(pidfd, selectors.EVENT_READ, None)
             except OSError:
                 pidfd = -1
+        ended = False
         while True:
+            now = time.monotonic()
+            waits.sample(now, force=ended)  # an exited program is a zombie until reaped: read it last
             if _reap_child(process, usage):
                 # Exited: collect what it left in the pipes, but do not wait for grandchildren.
                 out.read_available()
                 err.read_available()
                 return not (out.over_cap or err.over_cap)
-            remaining = deadline - time.monotonic()
+            remaining = min(allowed - (now - started - waits.lost), cap - now)
             if remaining <= 0:
                 out.read_available()
                 err.read_available()
                 return False
-            timeout = remaining if pidfd >= 0 else min(remaining, 0.005)
+            timeout = min(remaining, SAMPLE_EVERY) if pidfd >= 0 else min(remaining, 0.005)
             for key, _ in selector.select(timeout):
                 stream = key.data
                 if stream is None:
+                    ended = True
                     continue
                 stream.read_available()
                 if stream.eof:

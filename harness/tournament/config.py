@@ -107,7 +107,7 @@ class _Tournament(RunKeys):
 
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     rounds: int = pydantic.Field(2, ge=1, le=MAX_ROUNDS)
-    replay_stalls: bool = False
+    replay_stalls: bool = True
     openings: _Openings = pydantic.Field(default_factory=lambda: _Openings.model_validate({}))
     engines: list[_Engine] = pydantic.Field(min_length=2)
 
@@ -161,9 +161,10 @@ class TournamentConfig:
     """Absolute path of the folder of the cluster's certificate set, for a ``tls://`` cluster."""
     insecure_cluster: bool = False
     """Whether a ``tcp://`` cluster beyond loopback is allowed (the operator's ``--insecure-cluster``, never the file's)."""
-    replay_stalls: bool = False
-    """Whether a time fault that is a stall of the machine is played again once before it stands
-    (not part of the fingerprint, like the sandbox: how the machine behaved, not the games' rules)."""
+    replay_stalls: bool = True
+    """Whether a call starved by the machine (harness.referee.referee.starved_of) is run again alone
+    before any verdict on it (not part of the fingerprint, like the sandbox: how the machine behaved,
+    not the games' rules)."""
 
     @property
     def rules(self) -> Game:

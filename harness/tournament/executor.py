@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from harness.match.match import GameRecord, play_game
+from harness.match.match import GameRecord, Overloaded, play_game
 from harness.match.settings import GameSettings
 from harness.referee import sandbox as sandbox
 from harness.referee.engine_specs import EngineSpec
@@ -36,6 +36,9 @@ Failed = Callable[[ScheduledGame, str], None]
 Warn = Callable[[str], None]
 """Called with what the operator should know (a sandbox fallback, an insecure cluster)."""
 
+OVERLOADED_TRIES = 2
+"""Times a game is played while the machine starves its calls (match.Overloaded) before it is left for
+a rerun: the second time at the end of the run, one game at a time."""
 MAX_POOL_RESTARTS = 3
 """Times the local pool is started again after a worker process died, before the rest fails."""
 
@@ -51,8 +54,8 @@ class Job:
     processes: int
     hashes: tuple[tuple[str, str | None], ...]
     """(program file, the coordinator's SHA-256) of every engine."""
-    replay_stalls: bool = False
-    """Play a stalled call again once (harness.referee.referee.stall_of) before its time fault stands."""
+    replay_stalls: bool = True
+    """Run a starved call again alone (harness.referee.referee.starved_of) before any verdict on it."""
 
     def limits(self, confined: bool) -> Limits:
         """The referee's limits of every engine call, with the sandbox as resolved (``confined``)."""
@@ -110,9 +113,15 @@ def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec]
     raised on. ``confined``: ``job.sandbox`` as resolved by the caller (harness.tournament.run.check_run)."""
     limits = job.limits(confined)
     pending = list(games)
+    later: list[ScheduledGame] = []
+    """Games stopped because the machine starved a call (match.Overloaded), played again at the end."""
+    overloaded: dict[str, int] = {}
     restarts = 0
-    while pending:
-        workers = max(1, min(concurrency, len(pending)))
+    alone = False
+    while pending or later:
+        if not pending:
+            pending, later, alone = later, [], True
+        workers = 1 if alone else max(1, min(concurrency, len(pending)))
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(limits,))
         futures: dict[Future[GameRecord], ScheduledGame] = {}
         try:
@@ -128,6 +137,14 @@ def play_locally(games: Sequence[ScheduledGame], specs: Mapping[str, EngineSpec]
                         record = future.result()
                     except BrokenProcessPool:
                         continue  # played again below with a fresh pool
+                    except Overloaded as error:  # not the engines' doing: played again later, once
+                        pending.remove(scheduled)
+                        if overloaded.get(scheduled.game_id, 0) < OVERLOADED_TRIES - 1:
+                            overloaded[scheduled.game_id] = overloaded.get(scheduled.game_id, 0) + 1
+                            later.append(scheduled)
+                        else:
+                            failed(scheduled, str(error))
+                        continue
                     except Exception as error:  # a harness bug must not stop the tournament
                         log.exception("game %s failed in the harness; a rerun retries it", scheduled.game_id)
                         pending.remove(scheduled)
