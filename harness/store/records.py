@@ -235,7 +235,8 @@ def capsule_from_data(data: object, path: str, nested: bool = True) -> Capsule:
         fields.number("wall_seconds", 0, 10 * MAX_SECONDS), optional_number("cpu_seconds", 1e9),
         fields.optional_whole("peak_memory", 0, MAX_WHOLE), fields.optional_whole("run_queue", 0, MAX_WHOLE),
         fields.optional_whole("cores", 1, MAX_WHOLE), fields.text("stall"),
-        None if first is None else capsule_from_data(first, fields.where("first_attempt"), nested=False))
+        None if first is None else capsule_from_data(first, fields.where("first_attempt"), nested=False),
+        run_delay=optional_number("run_delay", 1e9), waited=optional_number("waited", 1e9))
 
 
 def _bool(fields: Fields, key: str) -> bool:
