@@ -149,10 +149,11 @@ def test_builtin_options_become_extra_args(tmp_path: Path) -> None:
     assert config.engines[2].extra_args == ("--mcts-share", "0.5")
 
 
-def test_concurrency_defaults_to_the_cpu_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_concurrency_defaults_to_the_cpus_arena_may_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path, "name: t\n" + ENGINES)
-    assert load_config(path).concurrency == (os.cpu_count() or 1)
-    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    assert load_config(path).concurrency == len(os.sched_getaffinity(0))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6})
+    monkeypatch.setattr("harness.machine._cgroup_quota", lambda: None)
     assert load_config(path).concurrency == 7
 
 
@@ -765,16 +766,16 @@ def test_a_configs_game_settings_are_its_checked_values_alone_with_their_clock(t
     assert (settings.clock.seconds_text, settings.clock.allowed) == ("0.5", 2.5)
 
 
-def test_replay_stalls_is_off_unless_the_config_says_true_and_reaches_every_call(tmp_path: Path) -> None:
+def test_replay_stalls_is_on_unless_the_config_says_false_and_reaches_every_call(tmp_path: Path) -> None:
     from harness.tournament.run import _job
 
     path = tmp_path / "c.yaml"
     path.write_text("name: t\n" + ENGINES)
     plain = load_config(path)
-    path.write_text("name: t\nreplay_stalls: true\n" + ENGINES)
-    replaying = load_config(path)
-    assert (plain.replay_stalls, replaying.replay_stalls) == (False, True)
-    assert plain.fingerprint() == {**replaying.fingerprint(), "name": "t"}  # how the machine behaves, not the games
-    assert (_job(plain, ()).limits(False).replay_stalls, _job(replaying, ()).limits(True).replay_stalls) == (False, True)
+    path.write_text("name: t\nreplay_stalls: false\n" + ENGINES)
+    off = load_config(path)
+    assert (plain.replay_stalls, off.replay_stalls) == (True, False)
+    assert plain.fingerprint() == {**off.fingerprint(), "name": "t"}  # how the machine behaves, not the games
+    assert (_job(plain, ()).limits(False).replay_stalls, _job(off, ()).limits(True).replay_stalls) == (True, False)
     _, message = problem(tmp_path, "name: t\nreplay_stalls: sometimes\n" + ENGINES)
     assert message.endswith("replay_stalls: expected true or false, got 'sometimes'")

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("match", ("harness.match",)),
     ("referee", ("harness.referee",)),
     ("games", ("harness.games",)),
-    ("base", ("harness.errors", "harness.rng", "harness.text", "harness.terminal", "harness.progress",
+    ("base", ("harness.errors", "harness.rng", "harness.text", "harness.terminal", "harness.progress", "harness.machine",
               "harness.outputs", "harness")),
 ]
 """Top to bottom: a module may import its own layer (without a cycle) and the layers below it."""

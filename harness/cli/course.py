@@ -53,6 +53,13 @@ def class_command(
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
     if cluster is not None:
         loaded = dataclasses.replace(loaded, cluster=parse_cluster_option(cluster))
+    from harness.machine import fit_concurrency
+
+    fitted, too_many = fit_concurrency(loaded.concurrency, "--concurrency" if concurrency else "concurrency",
+                                       "programs")
+    if too_many:  # validations and probes run here even when a cluster plays the games
+        warn(too_many)
+        loaded = dataclasses.replace(loaded, concurrency=fitted)
     db_path = db if db is not None else default_db_path(loaded)
     check_database(db_path, "--db")
     csv_path = csv if csv is not None else db_path.with_name(db_path.stem + ".gradebook.csv")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -24,6 +23,7 @@ from harness.cli.options import (
 )
 from harness.cli.results import analyse_games, print_report
 from harness.errors import StoreError, UsageError
+from harness.machine import fit_concurrency, usable_cores
 from harness.referee.sandbox import SandboxMode
 
 
@@ -55,6 +55,17 @@ def setup_logging(log_file: Path, verbose: bool) -> None:
         console.setFormatter(VisibleFormatter("%(levelname)s %(message)s"))
         root.addHandler(console)
     multiprocessing_logging.install_mp_handler()
+
+
+def _fitted(concurrency: int | None) -> int:
+    """Games at once for a command without a config: ``--concurrency`` (warned and capped above the
+    CPUs arena may use here), else those CPUs."""
+    if concurrency is None:
+        return usable_cores()
+    fitted, too_many = fit_concurrency(concurrency, "--concurrency", "games")
+    if too_many:
+        warn(too_many)
+    return fitted
 
 
 def _parse_rounds(text: str) -> tuple[int, int]:
@@ -118,6 +129,12 @@ def tournament_command(
     if cluster_certs is not None or insecure_cluster:
         certs_folder = str(cluster_certs.resolve()) if cluster_certs is not None else loaded.cluster_certs
         loaded = dataclasses.replace(loaded, cluster_certs=certs_folder, insecure_cluster=insecure_cluster)
+    if loaded.cluster is None:  # a cluster's workers run as many games as their threads
+        fitted, too_many = fit_concurrency(loaded.concurrency, "--concurrency" if concurrency else "concurrency",
+                                           "games")
+        if too_many:
+            warn(too_many)
+            loaded = dataclasses.replace(loaded, concurrency=fitted)
     run = check_run(loaded, share)  # the sandbox's warning is given when games start, after every other check
     db_path = db if db is not None else default_db_path(loaded)
     check_database(db_path, "--db")
@@ -193,7 +210,7 @@ def sprt_command(
     test = sprt.plan(
         first, second, settings, size_played, elo0=elo0, elo1=elo1,
         alpha=alpha, beta=beta, max_pairs=max_pairs, openings_file=openings, seed=seed, plies=opening_plies,
-        concurrency=concurrency or max(1, os.cpu_count() or 1), sandbox=sandbox, db=db)
+        concurrency=_fitted(concurrency), sandbox=sandbox, db=db)
     checked = check_run(test.config)  # once: the sandbox mode resolved, every batch a share of this run
     check_database(test.db, "--db")
     setup_logging(log_path(test.db), False)  # as a tournament's, beside its games

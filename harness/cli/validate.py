@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from harness.cli.console import echo
+from harness.cli.console import echo, warn
 from harness.cli.options import (
     GameOption,
     JsonObjectOption,
@@ -90,7 +90,7 @@ def validate_command(
         check_file(html, "--html")
     count = games if games is not None else (1 if quick else 2)
     settings = ValidationSettings(play, sizes=sizes, games=count, quick=quick,
-                        concurrency=concurrency or max(1, min(2, os.cpu_count() or 1)),
+                        concurrency=_concurrency(concurrency),
                         file_bytes=max_file_mb << 20, processes=max_processes, replay_stalls=replay_stalls)
     command = program_command(program)  # a path holding a quote or a space is the file itself
     path = Path(program)
@@ -136,3 +136,15 @@ def validate_command(
             echo(f"HTML report: {html}")
     raise typer.Exit(0 if report.passed else 1)
 
+
+def _concurrency(asked: int | None) -> int:
+    """Calls at once: ``--concurrency`` (warned and capped above the CPUs arena may use here), else two
+    or the CPUs, whichever is fewer."""
+    from harness.machine import fit_concurrency, usable_cores
+
+    if asked is None:
+        return min(2, usable_cores())
+    fitted, too_many = fit_concurrency(asked, "--concurrency")
+    if too_many:
+        warn(too_many)
+    return fitted

@@ -25,6 +25,7 @@ from harness.match.settings import GameSettings
 from harness.referee.engine_specs import BUILTIN, engines_playing
 from harness.referee.sandbox import SandboxMode
 from harness.tournament.address import ClusterAddress, parse_cluster
+from harness.machine import usable_cores
 from harness.tournament.config import (
     MAX_OPENING_PLIES,
     TOURNAMENT_NAME,
@@ -382,7 +383,7 @@ def _resolve(model: _Class, file: Path, concurrency: int | None) -> ClassConfig:
         budget=model.grading.budget, bands=tuple(bands), failed_points=model.grading.failed_points,
         source_threshold=model.similarity.source, moves_threshold=model.similarity.moves,
         probe_positions=model.similarity.positions, common_share=model.similarity.common_share,
-        starter=starter, concurrency=concurrency or model.concurrency or os.cpu_count() or 1,
+        starter=starter, concurrency=concurrency or model.concurrency or usable_cores(),
         cluster=cluster, cluster_certs=None if model.cluster_certs is None else str((base / model.cluster_certs).resolve()),
         sandbox=SandboxMode(model.sandbox), max_file_mb=model.max_file_mb, max_processes=model.max_processes,
         path=file,

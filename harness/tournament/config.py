@@ -32,6 +32,7 @@ from harness.referee.programs import layout_problems
 from harness.referee.sandbox import MAX_FILE_MB, MAX_PROCESSES, SandboxMode
 from harness.match.settings import MAX_PLIES, GameSettings
 from harness.text import is_text, read_bounded, without_values
+from harness.machine import usable_cores
 
 TOURNAMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 """A tournament's name (also its results file's: results/<name>.sqlite)."""
@@ -551,7 +552,7 @@ def _resolve(model: _Tournament, file: Path, concurrency: int | None) -> Tournam
         openings_plies=model.openings.plies,
         openings_seed=model.openings.seed,
         openings_file=openings_file,
-        concurrency=concurrency or model.concurrency or os.cpu_count() or 1,
+        concurrency=concurrency or model.concurrency or usable_cores(),
         engines=tuple(specs),
         path=str(file),
         sandbox=SandboxMode(model.sandbox),
