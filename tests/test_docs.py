@@ -30,7 +30,7 @@ REFEREE = DOCS / "referee.md"
 DESIGN = DOCS / "design.md"
 KINGS = DOCS / "kings_horses.md"
 PAGES = [README, RULES, CONNECT4, KINGS, REFEREE, DESIGN, DOCS / "measurements.md", DOCS / "cluster.md", DOCS / "class.md",
-         DOCS / "analysis.md"]
+         DOCS / "analysis.md", DOCS / "verdicts.md"]
 """Every page of the documentation."""
 
 ENGINE_MODULES = ["random_mover", "greedy", "alphabeta", "mcts_alphabeta", "homework", "strongest"]

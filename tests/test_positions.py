@@ -14,7 +14,7 @@ import pytest
 
 from harness.games.betsy.rules import PLAYERS, Position
 from harness.games.connect4.rules import Position as C4Position
-from harness.games.betsy.suites import last_pebble_controls, last_pebble_suite, tactics_suite
+from harness.games.betsy.suites import forced_wins, last_pebble_suite, tactics_suite
 from harness.games.connect4.suites import CONNECT4_TACTIC_KINDS, connect4_tactics_suite
 from harness.games.registry import get_game
 from harness.games.suites import TACTIC_KINDS, Case
@@ -27,11 +27,11 @@ QUICK = tactics_suite((3, 5, 8), 2)
 OTHER_SEED = tactics_suite((3, 4, 5), 3, seed=7)
 LAST_PEBBLE = last_pebble_suite((3, 4, 5, 8, 12))
 LAST_PEBBLE_MORE = last_pebble_suite((3, 5, 6), per_colour=2, seed=3)
-CONTROLS = last_pebble_controls(LAST_PEBBLE)
-CONTROLS_MORE = last_pebble_controls(LAST_PEBBLE_MORE, seed=3)
+TWINNED = last_pebble_suite(tuple(range(3, 13)))
+"""A last-pebble case of each colour at every size 3..12 (each with its twin)."""
 ALL_CASES = {f"{case.id}@seed{seed}": case for seed, suite in (
-    (1, DEFAULT), (1, QUICK), (7, OTHER_SEED), (1, LAST_PEBBLE), (3, LAST_PEBBLE_MORE), (1, CONTROLS),
-    (3, CONTROLS_MORE)) for case in suite}
+    (1, DEFAULT), (1, QUICK), (7, OTHER_SEED), (1, LAST_PEBBLE), (3, LAST_PEBBLE_MORE), (1, TWINNED))
+    for case in suite}
 """Every case once (with one seed, an id names one case whatever the suite: checked below)."""
 
 ISSUE_BOARD = "..x..o.ox.oo.xxoxx"
@@ -141,7 +141,7 @@ def test_expected_moves_are_right_and_every_other_move_loses(key: str) -> None:
     moves = position.legal_moves()
     assert position.winner() is None
     assert case.expected and case.expected < set(moves)
-    last_pebble = kind_of(case) in ("last-pebble", "drop-to-win", "drop-to-block")
+    last_pebble = kind_of(case) == "last-pebble"
     # Last-pebble cases claim that every other move lets the opponent win at once; tactics, within 3.
     horizon = 1 if last_pebble else 3
     for move in sorted(set(moves) - case.expected):
@@ -171,15 +171,16 @@ def test_n3_cases_agree_with_the_exact_tables(n3_tables: str) -> None:
         for case in ALL_CASES.values():
             if case.position.n != 3:
                 continue
-            results = {}
-            for move in case.position.legal_moves():
-                child = case.position.after(move)
-                result = child.winner()
-                results[move] = (-table.lookup(child)[0] if result is None
-                                 else 1 if result == case.position.turn else -1)
-            keeping = {m for m, r in results.items() if r >= (1 if claims_wins(case) else 0)}
-            assert keeping == case.expected, case.id
-            checked += 1
+            for position in (case.position, case.twin) if case.twin is not None else (case.position,):
+                results = {}
+                for move in position.legal_moves():
+                    child = position.after(move)
+                    result = child.winner()
+                    results[move] = (-table.lookup(child)[0] if result is None
+                                     else 1 if result == position.turn else -1)
+                keeping = {m for m, r in results.items() if r >= (1 if claims_wins(case) else 0)}
+                assert keeping == case.expected, case.id
+                checked += 1
         assert checked >= 8
     finally:
         table.close()
@@ -213,8 +214,8 @@ def test_tactics_suite_spreads_kinds_sizes_and_colours() -> None:
 
 
 def test_ids_are_descriptive_and_unique() -> None:
-    pattern = re.compile(r"n(\d+)-([xo])-(win-in-one|block|win-in-three|last-pebble|drop-to-win|drop-to-block)-(\d+)")
-    for suite in (DEFAULT, QUICK, OTHER_SEED, LAST_PEBBLE, LAST_PEBBLE_MORE, CONTROLS, CONTROLS_MORE):
+    pattern = re.compile(r"n(\d+)-([xo])-(win-in-one|block|win-in-three|last-pebble)-(\d+)")
+    for suite in (DEFAULT, QUICK, OTHER_SEED, LAST_PEBBLE, LAST_PEBBLE_MORE, TWINNED):
         assert len({case.id for case in suite}) == len(suite)
         for case in suite:
             match = pattern.fullmatch(case.id)
@@ -239,12 +240,9 @@ def test_descriptions_say_what_is_asked() -> None:
                 assert "the only moves that do not lose are [" in text
             else:
                 assert f"loses by force ({other} wins within 3 plies)" in text
-        elif kind == "last-pebble":
-            assert text.startswith(f"{me} has one pebble in hand; the only ")
-            assert f"are drops {sorted(case.expected)}" in text
         else:
-            in_hand = case.position.pebbles_in_hand(case.position.turn)
-            assert text.startswith(f"{me} has {in_hand} pebbles in hand; the only ")
+            assert kind == "last-pebble"
+            assert text.startswith(f"{me} has one pebble in hand; the only ")
             assert f"are drops {sorted(case.expected)}" in text
 
 
@@ -258,9 +256,9 @@ def test_a_case_is_the_same_whatever_else_is_asked() -> None:
     assert small == {case.id: case.position.board() for case in LAST_PEBBLE if case.id in small}
 
 
-def summary(cases: list[Case]) -> list[tuple[str, int, str, str, list[int], str]]:
+def summary(cases: list[Case]) -> list[tuple[str, int, str, str, list[int], str, str]]:
     return [(c.id, c.position.n, c.position.player, c.position.board(), sorted(c.expected or ()),
-             c.description) for c in cases]
+             c.description, c.twin.board() if c.twin is not None else "") for c in cases]
 
 
 def test_suites_are_deterministic_across_calls_and_processes() -> None:
@@ -272,7 +270,7 @@ def test_suites_are_deterministic_across_calls_and_processes() -> None:
         "from harness.games.betsy.suites import tactics_suite, last_pebble_suite\n"
         "cases = tactics_suite((3, 5, 8), 4) + last_pebble_suite((3, 4, 5, 8, 12))\n"
         "print(json.dumps([(c.id, c.position.n, c.position.player, c.position.board(),"
-        " sorted(c.expected), c.description) for c in cases]))\n"
+        " sorted(c.expected), c.description, c.twin.board() if c.twin else '') for c in cases]))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=120, cwd=ROOT, check=True)
@@ -306,31 +304,46 @@ def test_last_pebble_cases_need_the_last_pebble(case: Case) -> None:
     assert rotations and not set(rotations) & case.expected
 
 
-def test_every_last_pebble_case_has_a_control_of_the_same_size_colour_and_kind() -> None:
-    for cases, controls in ((LAST_PEBBLE, CONTROLS), (LAST_PEBBLE_MORE, CONTROLS_MORE)):
-        by_id = {control.id: control for control in controls}
-        assert len(by_id) == len(cases)
-        for case in cases:
-            control = by_id[case.control]
-            assert (control.position.n, control.position.player) == (case.position.n, case.position.player)
-            # the same kind of answer: drops that win at once, or drops that alone stop the line
-            assert claims_wins(control) == claims_wins(case)
-            assert control.id == case.id.replace("last-pebble", "drop-to-win" if claims_wins(case) else "drop-to-block")
+def test_every_last_pebble_case_has_a_twin_at_every_size_and_colour() -> None:
+    assert [(c.position.n, c.position.player) for c in TWINNED] == [(n, p) for n in range(3, 13) for p in "xo"]
+    assert all(case.twin is not None for case in TWINNED + LAST_PEBBLE + LAST_PEBBLE_MORE)
+    # The cases of a slot are the same whichever sizes are asked, twins included.
+    assert summary(LAST_PEBBLE) == summary([case for case in TWINNED if case.position.n in (3, 4, 5, 8, 12)])
 
 
-@pytest.mark.parametrize("control", CONTROLS + CONTROLS_MORE, ids=lambda c: c.id)
-def test_a_control_is_solved_only_by_drops_with_pebbles_to_spare(control: Case) -> None:
-    position = control.position
-    assert position.pebbles_in_hand(position.turn) >= 2
-    assert control.expected and all(move > 0 for move in control.expected)
-    # Checked with the rules: every winning move is a drop (no rotation wins, nor stops the line).
-    children = {move: position.after(move) for move in position.legal_moves()}
-    if claims_wins(control):
-        assert {move for move, child in children.items() if child.winner() == position.turn} == control.expected
+@pytest.mark.parametrize("case", TWINNED + LAST_PEBBLE_MORE, ids=lambda c: c.id)
+def test_a_twin_is_its_board_with_one_pebble_of_the_mover_off_the_top_of_a_column(case: Case) -> None:
+    position, twin = case.position, case.twin
+    assert twin is not None
+    board = twin.board()
+    assert Position.from_text(str(position.n), position.player, board).board() == board  # valid: nothing floats
+    changed = [i for i, (a, b) in enumerate(zip(position.board(), board)) if a != b]
+    assert len(changed) == 1 and len(board) == len(position.board())
+    assert (position.board()[changed[0]], board[changed[0]]) == (position.player, ".")
+    assert twin.turn == position.turn
+    assert (position.pebbles_in_hand(position.turn), twin.pebbles_in_hand(twin.turn)) == (1, 2)
+    assert twin.pebbles_in_hand(twin.turn ^ 1) == position.pebbles_in_hand(position.turn ^ 1)
+
+
+@pytest.mark.parametrize("case", TWINNED + LAST_PEBBLE_MORE, ids=lambda c: c.id)
+def test_a_twin_has_exactly_the_solving_moves_of_its_case_and_of_the_same_kind(case: Case) -> None:
+    twin = case.twin
+    assert twin is not None and twin.winner() is None
+    moves = twin.legal_moves()
+    assert any(move < 0 for move in moves)  # a rotation is there to be played, and loses
+    for move in sorted(set(moves) - case.expected):
+        assert loses_with(twin, move, 1), f"{case.id}: {move} is not proven to lose in the twin"
+    if claims_wins(case):
+        assert {move for move in moves if twin.after(move).winner() == twin.turn} == case.expected
+        assert forced_wins(twin, 1) == forced_wins(case.position, 1) == case.expected
     else:
-        assert {move for move, child in children.items()
-                if child.winner() is None and not force_line(child, 1)} == control.expected
-    assert any(move < 0 for move in children)
+        assert not force_line(twin, 1) and not forced_wins(twin, 1)
+        for move in case.expected:
+            assert not loses_with(twin, move, 3), f"{case.id}: {move} loses within 3 plies in the twin"
+    if twin.n == 3:  # exact, by the plain solver: the moves that keep the value are exactly the same
+        keep = 1 if claims_wins(case) else 0
+        for position in (case.position, twin):
+            assert {move for move, result in exact_results(position).items() if result >= keep} == case.expected
 
 
 # --- Connect Four ---------------------------------------------------------------------------------------

@@ -49,9 +49,10 @@ class Case(Generic[AskedT]):
     expected: frozenset[int] | None = None
     """For tactics and the last pebble: exactly the right moves, every other legal move proven wrong
     (None: any legal move with the right board)."""
-    control: str = ""
-    """The id of the case whose answer makes a miss here a rules fault (the last pebble's: the same
-    kind of move with pebbles to spare); empty when the case has none."""
+    twin: AskedT | None = None
+    """The last pebble's minimal pair: the same position with one of the mover's pebbles off the top
+    of a column (so one more in hand), proven to have exactly the same right moves (``expected``), of
+    the same kind; None for a case without one, which never diagnoses a supply count."""
 
 
 # --- tactics ----------------------------------------------------------------------------------
@@ -431,10 +432,7 @@ class Suites(Generic[AskedT]):
         raise NotImplementedError
 
     def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
-        return []
-
-    def controls(self, sizes: tuple[str, ...]) -> list[Case[AskedT]]:
-        """The controls the last-pebble cases name (``Case.control``), asked as tactics."""
+        """Positions where only dropping the mover's last pebble is right, each with its ``twin``."""
         return []
 
     def game_plies(self, size: str, quick: bool) -> int:

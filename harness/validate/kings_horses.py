@@ -467,4 +467,5 @@ def validate_kings_horses(program: str, engine: EngineSpec | None, settings: Val
                       if check.judged and not check.passed), None)
         if worst is not None:
             verdict += f" (first failure: {worst.id}: {worst.detail})"
-    return ValidationReport(program, verdict, not failing and not unjudged, ordered, {}, "kings-horses")
+    return ValidationReport(program, verdict, not failing and not unjudged, ordered, {}, "kings-horses",
+                            settings.play.time_scale)

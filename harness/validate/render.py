@@ -20,7 +20,7 @@ from harness.report.html import BOARD_MARK, analysis_html, losing_mark
 from harness.report.page import Step, board_svg, esc, moves_table, page, paths_relative_to, public_word, replay_html
 from harness.referee.protocol import Verdict
 from harness.text import cut_note, visible
-from harness.validate.validator import Category, Check, Role, Status, ValidationReport, fix_hint
+from harness.validate.validator import CHANCE_BAR, Category, Check, Role, Status, ValidationReport, fix_hint
 
 STATUS_CSS = {Status.PASS: "pass", Status.FAIL: "fail", Status.WEAK: "weak", Status.INFO: "info",
               Status.NOT_JUDGED: "unjudged"}
@@ -81,12 +81,22 @@ def _same_cause(check: Check) -> str:
                     for word in check.detail.split())
 
 
+BASIS_WORDS = {
+    "observed": "observed: what the referee saw this call do (docs/verdicts.md)",
+    "oracle": "proved: its move is not among the solving moves, proven by exhaustive search or exact tables",
+    "proved": "proved by minimal pairs, with the chance figure above (docs/verdicts.md)",
+}
+"""What a failed check's verdict rests on (``Check.basis``), in the text report's words."""
+
+
 def render_text(report: ValidationReport, verbose: bool = False) -> str:
     """The report for a terminal: verdict, one line per category, then each failure once (checks
     that failed the same way are named with the first), with its evidence."""
     rules = get_game(report.game)
     answer_form = rules.answer_form
-    lines = [report.verdict, f"program: {report.program}", ""]
+    lines = [report.verdict, f"program: {report.program}",
+             *([f"time scale: {report.time_scale:g} (every limit multiplied by it: harness.referee.calibrate)"]
+               if report.time_scale != 1 else []), ""]
     for name, category in report.categories.items():
         lines.append(f"  {name:<11} {category.status.value:<10} {category.summary}")
     groups: dict[tuple[str, str], list[tuple[str, Check]]] = {}
@@ -130,6 +140,7 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             if found is not None:
                 lines += [f"      {row}" for row in _marks(rules, check, found)]
                 lines += [f"    then    : {note[5:]}" for note in found.notes if note.startswith("then ")]
+        lines += pair_lines(check)
         if check.printed:
             lines.append("    printed : " + check.printed[0])
             lines += [f"              {line}" for line in check.printed[1:]]
@@ -142,9 +153,44 @@ def render_text(report: ValidationReport, verbose: bool = False) -> str:
             lines.append(f"    expected: {check.expected}")
         if hint:
             lines.append(f"    fix     : {hint}")
+        if check.basis in BASIS_WORDS:
+            lines.append(f"    basis   : {BASIS_WORDS[check.basis]}")
     if len(shown) > 40 and not verbose:
         lines.append(f"... and {len(shown) - 40} more (see --json or --html)")
     return "\n".join(visible(line) for line in lines)  # what the program printed, shown safely
+
+
+def _answers(moves: list[int | None]) -> str:
+    """A pair's answers, ``-1 -1 -1`` (``none`` for an ask with no legal answer; ``-`` for no ask)."""
+    return " ".join("none" if move is None else str(move) for move in moves) or "-"
+
+
+def _twin_said(pair: dict[str, Any]) -> str:
+    """Where a pair's twin differs: ``a pebble off column 6`` (``no twin`` without one)."""
+    return f"a pebble off column {pair['twin_column']}" if pair["twin"] else "no twin"
+
+
+def chance_said(check: Check) -> str:
+    """A missed last-pebble check's chance figure in words (empty without one)."""
+    if check.chance is None:
+        return ""
+    return (f"{check.chance:.2g}: the probability that a random mover answers as seen (a supply count one short "
+            f"stands below {CHANCE_BAR:.0%})")
+
+
+def pair_lines(check: Check) -> list[str]:
+    """The text report's lines on a last-pebble check's minimal pairs (its own first) and its chance:
+    each case's answers, and its twin's (the same board, a pebble of the mover's off a column)."""
+    if not check.pairs:
+        return []
+    width = max(len(pair["original"]) for pair in check.pairs)
+    rows = [f"{pair['original']:<{width}}  played {_answers(pair['answers'])}; twin ({_twin_said(pair)}): "
+            + (f"played {_answers(pair['twin_answers'])}, solving {', '.join(map(str, pair['solutions']))}"
+               if pair["twin_answers"] else "not asked")
+            for pair in check.pairs]
+    lines = ["    pairs   : " + rows[0], *(f"              {row}" for row in rows[1:])]
+    said = chance_said(check)
+    return lines + ([f"    chance  : {said}"] if said else [])
 
 
 def _marks(rules: Game, check: Check, found: Evidence) -> list[str]:
@@ -244,6 +290,10 @@ def evidence(rules: Game, check: Check) -> Evidence | None:
                     boards.append(Drawn(f"then {other}'s reply", then.board(), _mark(rules, reply)))
                     notes.append(f"then {other} {rules.describe_move(reply)} and "
                                  + ("wins at once" if won else f"wins within 3 plies, whatever {check.player} plays"))
+    own = check.pairs[0] if check.pairs else None
+    if own is not None and own["twin"] and len(own["twin"]) == len(check.board):
+        boards.append(Drawn(f"its twin: a pebble off column {own['twin_column']}, one more in hand", own["twin"], 0,
+                            outlined))
     if check.solutions:
         notes.insert(0, f"the right moves: {_moves_words(rules, check.solutions)}")
     return Evidence(boards, notes)
@@ -363,6 +413,7 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
         notes = "".join(f"<li>{esc(note[0].upper() + note[1:])}</li>" for note in found.notes)
         parts.append(f"<div class='boards'>{''.join(boards)}</div>" + (f"<ul class='moves-said'>{notes}</ul>"
                                                                         if notes else ""))
+    parts.append(_pairs_html(check))
     if check.printed:
         cut = f"; {cut_note(check.printed_cut)}" if check.printed_cut else ""
         parts.append(f"<p>Printed (last lines{esc(cut)}):</p><pre>{esc(chr(10).join(check.printed))}</pre>")
@@ -374,6 +425,23 @@ def _check_html(report: ValidationReport, category: Category, check: Check, open
     return "".join(parts)
 
 
+def _pairs_html(check: Check) -> str:
+    """A last-pebble check's minimal pairs as a table (its own first) and its chance figure."""
+    if not check.pairs:
+        return ""
+    rows = "".join(
+        f"<tr><td>{esc(pair['original'])}</td><td class='nowrap'>{esc(_answers(pair['answers']))}</td>"
+        f"<td>{esc(_twin_said(pair))}</td><td class='nowrap'>{esc(_answers(pair['twin_answers']))}</td>"
+        f"<td class='nowrap'>{esc(', '.join(map(str, pair['solutions'])))}</td></tr>"
+        for pair in check.pairs)
+    said = chance_said(check)
+    return ("<p>Minimal pairs: each case, and its twin (the same board with one of the mover's pebbles off the top "
+            "of a column, so one more in hand, and the same solving moves):</p><div class='scroll'>"
+            "<table class='data pairs'><thead><tr><th>case</th><th>its answers</th><th>twin</th>"
+            "<th>twin's answers</th><th>solving moves</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>" + (f"<p>Chance: {esc(said)}</p>" if said else ""))
+
+
 def _anchor(category: str, check_id: str) -> str:
     return f"check-{category}-{check_id}"
 
@@ -383,6 +451,8 @@ def _render_html(report: ValidationReport) -> str:
     games = report.strength.get("games") or []
     parts = [
         f"<h1>{esc(rules.title)} validation</h1><p><b>Program:</b> <code>{esc(_program(report.program))}</code></p>",
+        *([f"<p><b>Time scale:</b> {esc(f'{report.time_scale:g}')} (every limit multiplied by it)</p>"]
+          if report.time_scale != 1 else []),
         f"<p class='verdict {'pass' if report.passed else 'fail'}'><b>{esc(report.verdict)}</b></p>",
         "<div class='scroll'><table class='summary'><thead><tr><th>category</th><th>status</th><th>summary</th>"
         "</tr></thead><tbody>",

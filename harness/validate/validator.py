@@ -15,6 +15,7 @@ import re
 import shlex
 import statistics
 from collections import Counter
+from fractions import Fraction
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -23,7 +24,7 @@ from typing import Any, cast
 from harness.referee.engine_specs import EngineSpec, builtin_engine, command_words
 from harness.games.game import PLAYERS
 from harness.games.registry import GAMES, Game, Position, get_game
-from harness.match.match import GameRecord, Termination, play_game, score_for_x
+from harness.match.match import GameRecord, Overloaded, Termination, play_game, score_for_x
 from harness.games.suites import Case, GamePosition, Suites, losing_line
 from harness.games.errors import PositionError
 from harness.games.wire import parse_answer_line
@@ -87,6 +88,13 @@ SLOWEST_SHOWN = 6
 """Calls a time failure lists, slowest first."""
 KINDS_SHOWN = 4
 """Kinds of position a summary names where checks failed (the commonest first)."""
+PAIR_ASKS = 3
+"""Asks of a last-pebble case first answered with a rotation, and of its twin (``Case.twin``): a
+diagnosis of what a program believes rests on the same kind of answer in both, again and again."""
+CHANCE_BAR_PERCENT = 1
+CHANCE_BAR = CHANCE_BAR_PERCENT / 100
+"""A last-pebble diagnosis stands only when a program playing uniformly random legal moves would show
+the answers seen with a smaller probability than this (docs/verdicts.md)."""
 
 
 @dataclass
@@ -129,9 +137,18 @@ class Check:
     losing_line: list[int] = field(default_factory=list)
     """A check with a proven answer, failed by a legal move: the opponent's reply that proves the move
     lost (it completes a line at once, or wins within 3 plies whatever the answer); empty otherwise."""
-    control: str = ""
-    """The check this one's category rests on: a last-pebble miss is a rules fault only when the program
-    passed its control (``tactics/<control>``: the same kind of move with pebbles to spare)."""
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    """A last-pebble check: the minimal pairs its verdict rests on, its own first (every pair of the run
+    on a missed check; ``_pair`` gives the keys: the case, its twin's board and solving moves, the answers
+    in each)."""
+    chance: float | None = None
+    """A missed last-pebble check: the probability that a uniformly random mover shows the answers seen
+    in the pairs (None when a pair refutes the diagnosis, or none was asked)."""
+    basis: str = ""
+    """What a failed check rests on: ``observed`` (a fault the referee saw: an illegal move, a wrong board,
+    no answer, a time fault on the program's own clock), ``oracle`` (a legal move outside the proven
+    solving moves), ``proved`` (a diagnosis that stands: a last-pebble rules failure proved by minimal
+    pairs, ``judge_last_pebbles``); empty for a check that passed or was not judged."""
 
     @property
     def n(self) -> int:
@@ -197,6 +214,8 @@ class ValidationReport:
     strength: dict[str, Any] = field(default_factory=dict)
     game: str = "betsy"
     """The game's name (harness.games.registry)."""
+    time_scale: float = 1.0
+    """The clock's scale (harness.referee.calibrate): every limit was multiplied by it."""
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON object; Betsy's checks also carry ``n``."""
@@ -204,6 +223,7 @@ class ValidationReport:
         return {
             "program": self.program,
             "game": self.game,
+            "time_scale": self.time_scale,
             "verdict": self.verdict,
             "passed": self.passed,
             "categories": {
@@ -242,7 +262,7 @@ class ValidationSettings:
     file_bytes: int = 64 << 20
     processes: int = 64
     replay_stalls: bool = True
-    """Play a call again once when its time fault is a stall of the machine (harness.referee.referee.stall_of)."""
+    """Run a starved call again alone (harness.referee.referee.starved_of) before any verdict on it."""
 
     @property
     def seconds(self) -> float:
@@ -292,7 +312,7 @@ class Validator:
         self.pool = ThreadPoolExecutor(max_workers=settings.concurrency)
         self.pending: list[Future[None]] = []
         self.last_pebble_cases: dict[str, Case[Position]] = {}
-        """The last-pebble cases asked, by id (their misses are judged against their controls)."""
+        """The last-pebble cases asked, by id (their misses are judged by their twins)."""
 
     # --- one call -----------------------------------------------------------------------------
 
@@ -334,6 +354,8 @@ class Validator:
         judged = result.verdict not in (Verdict.TIME, Verdict.FAILED_TO_START)
         if result.verdict is Verdict.FAILED_TO_START:
             passed, detail, warning = False, "not judged: the program did not start (see protocol/starts)", False
+        elif result.stall:
+            passed, detail, warning = False, overloaded(result), False
         elif not judged:
             passed, detail, warning = False, (
                 f"not judged: no answer within {self.settings.seconds:g} s (counted under time)"), False
@@ -343,8 +365,9 @@ class Validator:
             passed, detail, warning = judge(result)
         line = (losing_line(cast(GamePosition, position.copy()), result.move)
                 if solutions and result.ok and result.move is not None and result.move not in solutions else [])
+        basis = "" if passed or not judged else "observed" if not result.ok else "oracle" if solutions else ""
         filled = Check(check_id, passed, detail, warning, expected=expected, judged=judged, solutions=solutions,
-                       losing_line=line, **_evidence(result, position, check_id))
+                       losing_line=line, basis=basis, **_evidence(result, position, check_id))
         for name in check.__dataclass_fields__:
             setattr(check, name, getattr(filled, name))
 
@@ -356,12 +379,15 @@ class Validator:
         own = {key.partition(":")[2]: fix for key, fix in fixes.items() if key.startswith(f"{category.name}:")}
         shared = {key: fix for key, fix in fixes.items() if ":" not in key}
         category.summary = summary(category, self.game_rules, {**shared, **own}, self.game_rules.answer_form,
-                                   proves=self._proves)
+                                   proves=lambda check, key: self._proves(check, key, category.role))
         return category
 
-    def _proves(self, check: Check, key: str) -> bool:
+    def _proves(self, check: Check, key: str, role: Role = Role.GRADED) -> bool:
         """Whether the check's position, move and printed board prove the cause of the fix ``key``
-        (``Suites.proves_fix``); a check without them proves none of a kind/verdict fix."""
+        (``Suites.proves_fix``); a check without them proves none of a kind/verdict fix, and a legal
+        answer fails a required category only by a proven diagnosis (``Check.basis``)."""
+        if role is Role.REQUIRED and key.endswith(f"/{Verdict.OK.value}") and check.basis != "proved":
+            return False
         if check.move is None or not check.board:
             return "/" not in key
         try:
@@ -390,12 +416,12 @@ class Validator:
             else f"{result.verdict.value}: {result.detail}",
             expected=f"a last line '{self.game_rules.answer_form}', e.g. {_example_answer(seed, self.suites.example_move)}",
             judged=started, **evidence))
-        timed = answered or result.verdict is Verdict.TIME
+        timed = answered or (result.verdict is Verdict.TIME and not result.stall)
         in_time = timed and result.verdict is not Verdict.TIME
         category.checks.append(Check(
             "in-time", in_time,
             f"answered after {result.answered_after or 0:.2f} s" if in_time
-            else result.detail if timed else no_answer,
+            else result.detail if timed else overloaded(result) if result.stall else no_answer,
             expected=f"an answer within {self.settings.seconds:g} s", judged=timed, **evidence))
         after = [w for w in result.warnings if w.kind is WarningKind.LINES_AFTER_ANSWER]
         category.checks.append(Check(
@@ -422,7 +448,30 @@ class Validator:
         for case in self.suites.last_pebble(self.sizes):
             self.last_pebble_cases[case.id] = case
             self.check(category, case.id, case.position, case.description, _tactic_judge(case), case.expected)
+        self.settle()
+        self._ask_pairs(category)
         return self.finish(category)
+
+    def _ask_pairs(self, category: Category) -> None:
+        """Give each last-pebble check answered with a legal move its own pair (``Check.pairs``): a case
+        answered with another kind of move than its drops (a rotation: the supply-count pattern) is asked
+        ``PAIR_ASKS - 1`` more times and its twin ``PAIR_ASKS`` times, in the pool, every call recorded."""
+        asked: list[tuple[Check, Case[Position], list[Future[CallResult]], list[Future[CallResult]]]] = []
+        for check in category.checks:
+            case = self.last_pebble_cases.get(check.id)
+            if case is None or not case.expected or check.verdict != Verdict.OK.value or check.move is None:
+                continue
+            again: list[Future[CallResult]] = []
+            twin: list[Future[CallResult]] = []
+            if case.twin is not None and self.game_rules.move_kind(check.move) != self.game_rules.move_kind(
+                    min(case.expected)):
+                label = f"{category.name}/{case.id}"
+                again = [self.pool.submit(self.call, label, case.position.copy()) for _ in range(PAIR_ASKS - 1)]
+                twin = [self.pool.submit(self.call, f"{label}-twin", case.twin.copy()) for _ in range(PAIR_ASKS)]
+            asked.append((check, case, again, twin))
+        for check, case, again, twin in asked:
+            check.pairs = [_pair(self.game_rules, case, [check.move, *(_legal_answer(f.result()) for f in again)],
+                                 [_legal_answer(f.result()) for f in twin])]
 
     def robustness(self) -> Category:
         category = make_category("robustness")
@@ -432,7 +481,7 @@ class Validator:
 
     def tactics(self) -> Category:
         category = make_category("tactics")
-        for case in [*self.suites.tactics(self.sizes, self.settings.quick), *self.suites.controls(self.sizes)]:
+        for case in self.suites.tactics(self.sizes, self.settings.quick):
             self.check(category, case.id, case.position, f"{case.description}: one of {sorted(case.expected or ())}",
                        _tactic_judge(case), case.expected)
         return self.finish(category)
@@ -444,11 +493,26 @@ class Validator:
         answered, had no answer by the deadline, or ended without one."""
         category = make_category("time")
         limit, grace = self.settings.seconds, self.settings.play.grace
-        ran = [call for call in self.calls if call.result.verdict is not Verdict.FAILED_TO_START]
+        started = [call for call in self.calls if call.result.verdict is not Verdict.FAILED_TO_START]
+        starved = [call for call in started if call.result.stall]
+        ran = [call for call in started if not call.result.stall]
         answered = [call for call in ran if call.result.answered_after is not None]
         late = [call for call in ran if call.result.verdict is Verdict.TIME]
         silent = len(ran) - len(answered) - len(late)
         killed = [call for call in answered if call.result.killed]
+        replayed = [call for call in started if call.result.replays]
+        if starved:
+            category.checks.append(Check(
+                "machine-overloaded", False,
+                f"{len(starved)} of {len(started)} calls could not be judged: {overloaded(starved[0].result)}",
+                expected="every call judged on the program's own time", judged=False,
+                slowest=_slowest(starved)))
+        if replayed:
+            category.checks.append(Check(
+                "calls-run-again", True,
+                f"{len(replayed)} of {len(started)} calls were starved by the machine and run again alone: "
+                + "; ".join(f"{call.label}: {_replay_note(call.result)}" for call in replayed[:SLOWEST_SHOWN]),
+                warning=True, expected="no call starved by the machine"))
         if not answered and not late:
             category.checks.append(Check(
                 "every-answer-in-time", False, "not judged: the program never answered",
@@ -471,6 +535,10 @@ class Validator:
             parts.append(f"{silent} ended without an answer")
         if late:
             parts.append(f"{len(late)} had no answer by {deadline}: {where([c.place for c in late], asked, self.game_rules)}")
+        if replayed:
+            parts.append(f"{len(replayed)} starved by the machine and run again alone")
+        if starved:
+            parts.append(f"{len(starved)} not judged: the machine was overloaded")
         category.summary = "; ".join(parts) + (f". Fix: {TIME_FIX}{_larger_boards(late, ran)}" if late else "")
         evidence: dict[str, Any] = {}
         if late:
@@ -484,7 +552,7 @@ class Validator:
             detail = f"all {len(answered)} answers arrived by {deadline}"
         category.checks.append(Check(
             "every-answer-in-time", not late, detail, expected=f"every answer within {limit:g} s",
-            seconds=round(worst, 3), slowest=_slowest(ran), **evidence))
+            seconds=round(worst, 3), slowest=_slowest(ran), basis="observed" if late else "", **evidence))
         category.checks.append(Check(
             "answers-after-the-limit", True,
             (f"{len(over)} of {len(answered)} answers came after {limit:g} s, inside the grace: "
@@ -584,18 +652,25 @@ class Validator:
             summary["n"] = n
         game_settings = self.settings.play.model_copy(update={"max_plies": max_plies})
 
-        def play(task: tuple[str, int]) -> tuple[GameRecord, dict[str, Any] | None, bool]:
+        def play(task: tuple[str, int]) -> tuple[GameRecord | str, dict[str, Any] | None, bool]:
             name, index = task
             opponent = builtin_engine(name)
             x, o = (student, opponent) if index % 2 == 0 else (opponent, student)
             self.progress(f"strength: game {index + 1}/{self.settings.games} against {name}")
-            record = play_game(x, o, game_settings, size, limits=self.limits)
+            try:
+                record = play_game(x, o, game_settings, size, limits=self.limits)
+            except Overloaded as error:
+                return str(error), None, x is student
             adjudication = self._adjudicate(record) if record.termination is Termination.MAX_PLIES else None
             return record, adjudication, x is student
 
         tasks = [(name, index) for name in opponents for index in range(self.settings.games)]
         records: list[GameRecord] = []
+        unjudged: list[str] = []
         for (name, _), (record, adjudication, as_x) in zip(tasks, self.pool.map(play, tasks)):
+            if isinstance(record, str):
+                unjudged.append(f"against {name} as {'x' if as_x else 'o'}: {record}")
+                continue
             records.append(record)
             score = score_for_x(adjudication["result"] if adjudication else record.result)
             mine = score if as_x else 1 - score
@@ -612,13 +687,17 @@ class Validator:
         for number, (entry, record) in enumerate(zip(games, records), 1):
             self.progress(f"strength: analysing game {number}/{len(games)}")
             entry["analysis"] = analyse(record, STRENGTH_ANALYSIS_BUDGET).to_json()
+        for text in unjudged:
+            category.checks.append(Check("game-not-counted", False, f"not judged: {text}", judged=False))
+        if unjudged:
+            summary["not_counted"] = unjudged
         for name in opponents:
             against = [entry for entry in games if entry["opponent"] == name]
             points = sum(entry["score"] for entry in against)
-            summary["opponents"][name] = {"games": self.settings.games, "points": points}
+            summary["opponents"][name] = {"games": len(against), "points": points}
             category.checks.append(Check(
                 f"vs-{name}", True,
-                f"{points:g}/{self.settings.games} against {name}: {'; '.join(_game_end(e) for e in against)}",
+                f"{points:g}/{len(against)} against {name}: {'; '.join(_game_end(e) for e in against)}",
                 expected="information only"))
         elo, (low, high) = performance_interval(results)
         summary.update(elo=round(elo), elo_interval=[round(low), round(high)])
@@ -658,43 +737,152 @@ STRENGTH_ANALYSIS_BUDGET = 5.0
 """Seconds of analysis (harness.analysis.losing) per strength game, after all of them are played."""
 
 
-def _judge_last_pebbles(rules: Category, tactics: Category, cases: dict[str, Case[Position]], game: Game) -> None:
-    """Where a missed last-pebble move counts. It is a rules fault (a supply count one short) only
-    when the program played another kind of move and, with pebbles to spare, played the same kind of
-    move in the case's control (``Case.control``, asked among the tactics). Otherwise it is a tactics
-    miss, moved to the tactics category and said as such: the program also missed the control, or
-    played the right kind of move (so it counts that pebble), or no control was answered."""
-    controls = {check.id: check for check in tactics.checks}
+def _legal_answer(result: CallResult) -> int | None:
+    """The move of an answer the referee accepted (legal, with its exact board); None otherwise."""
+    return result.move if result.ok else None
+
+
+def _pair(game: Game, case: Case[Position], answers: list[int | None], twin_answers: list[int | None]) -> dict[str, Any]:
+    """One minimal pair's evidence: the case (``original``), its solving moves and whether they win at
+    once (``wins``; else they stop the opponent's line), its legal moves and those of another kind than
+    its drops (``others``, the rotations), its twin's board (empty without one), the column the twin
+    has one pebble fewer in, the twin's legal moves, and the answers in each (None: no legal answer)."""
+    position, expected = case.position, sorted(case.expected or ())
+    drop = game.move_kind(expected[0])
+    moves = position.legal_moves()
+    twin = case.twin
+    columns = game.columns(position)
+    column = next((i % columns + 1 for i, (a, b) in enumerate(zip(position.board(), twin.board())) if a != b), 0) \
+        if twin is not None else 0
+    return {"original": case.id, "solutions": expected,
+            "wins": all(position.after(move).winner() == position.turn for move in expected),
+            "legal": len(moves), "others": sum(game.move_kind(move) != drop for move in moves),
+            "twin": twin.board() if twin is not None else "", "twin_column": column,
+            "twin_legal": len(twin.legal_moves()) if twin is not None else 0,
+            "answers": answers, "twin_answers": twin_answers}
+
+
+def pattern_chance(pairs: list[dict[str, Any]]) -> float:
+    """The probability that a program choosing at random among the legal moves answers as seen: a move
+    of another kind than the drops (a rotation) in each case, and a solving move in its twin. Counted
+    once per position, not per ask: a program whose random choice is a fixed function of the position
+    (seeded by the board) answers every ask alike, so only its first answer is a draw; the repeated asks
+    show that the answers hold (any other kind of answer refutes the diagnosis), they are not more luck
+    to multiply. The larger of the two figures, so the bar holds for both kinds of random mover."""
+    return float(_exact_chance(pairs))
+
+
+def _exact_chance(pairs: list[dict[str, Any]]) -> Fraction:
+    """``pattern_chance`` as an exact fraction: compared with the bar exactly (0.1 x 0.1 is not below 1%)."""
+    chance = Fraction(1)
+    for pair in pairs:
+        chance *= Fraction(pair["others"], pair["legal"]) * Fraction(len(pair["solutions"]), pair["twin_legal"])
+    return chance
+
+
+def _refutation(game: Game, pairs: list[dict[str, Any]]) -> str:
+    """The first answer that refutes a supply count one short, in words: an ask of a case answered
+    with a drop (right or wrong, it drops its last pebble) or with no legal move, or an ask of a twin
+    answered with anything but a solving move (or none); empty when no answer does."""
+    for pair in pairs:
+        drop = game.move_kind(pair["solutions"][0])
+        for number, move in enumerate(pair["answers"], 1):
+            ask = f"ask {number} of {len(pair['answers'])}"
+            if move is None:
+                return f"{pair['original']} had no legal answer ({ask})"
+            if game.move_kind(move) == drop:
+                return f"{pair['original']} was answered with the {drop} {move} ({ask}): it {drop}s its last pebble"
+        for number, move in enumerate(pair["twin_answers"], 1):
+            ask = f"ask {number} of {len(pair['twin_answers'])}"
+            if move is None:
+                return f"the twin of {pair['original']} had no legal answer ({ask})"
+            if move not in pair["solutions"]:
+                return (f"the twin of {pair['original']} (two in hand) was answered with {move} ({ask}), not a "
+                        f"solving move {pair['solutions']}")
+    return ""
+
+
+def judge_last_pebbles(rules: Category, tactics: Category, game: Game) -> None:
+    """Where each missed last-pebble move counts, from the minimal pairs of the run (``Check.pairs``).
+
+    A miss is a rules fault (its supply count is one short) only when the diagnosis stands over every
+    pair: no ask of a case was answered with a drop (it drops its last pebble) or with no legal move,
+    no ask of a twin with anything but a solving move, and a uniformly random mover shows the answers
+    seen with a probability (``pattern_chance``) below ``CHANCE_BAR``. Such a miss stays under rules
+    with ``basis`` "proved"; every other miss moves to tactics and says why it is not a rules fault:
+    its move is a drop too, its case has no twin, which ask refutes the diagnosis, or the chance."""
+    own = {check.id: check.pairs[0] for check in rules.checks if check.pairs}
+    pairs = list(own.values())
+    diagnosed = [pair for pair in pairs if pair["twin_answers"]]
+    refuted = bool(_refutation(game, pairs))
+    chance = pattern_chance(diagnosed) if diagnosed and not refuted else None
+    stands = chance is not None and _exact_chance(diagnosed) < Fraction(CHANCE_BAR_PERCENT, 100)
+    asks = max((len(pair["answers"]) for pair in diagnosed), default=0)
     for check in list(rules.checks):
-        case = cases.get(check.id)
-        if (case is None or not check.judged or check.passed or not case.expected
-                or check.verdict != Verdict.OK.value or check.move is None):
+        pair = own.get(check.id)
+        if pair is None or check.passed or not check.judged or check.verdict != Verdict.OK.value or check.move is None:
             continue  # not a missed move (an illegal move or a wrong board is a rules fault of its own)
-        position = case.position
-        kind = game.move_kind(min(case.expected))
-        other = PLAYERS[position.turn ^ 1]
-        wins = all(position.after(move).winner() == position.turn for move in case.expected)
-        what = f"a winning {kind}" if wins else f"the {kind} that stops {other}'s line"
+        check.pairs = [pair, *(other for other in pairs if other is not pair)]
+        check.chance = chance
+        other = PLAYERS[1 - PLAYERS.index(check.player)] if check.player in PLAYERS else "the opponent"
+        drop = game.move_kind(pair["solutions"][0])
+        what = f"a winning {drop}" if pair["wins"] else f"the {drop} that stops {other}'s line"
         played = f"played {check.move} ({game.describe_move(check.move)})"
         missed = f"{played}: missed {what} as {check.player} with its last pebble"
-        control = controls.get(case.control) if case.control else None
-        check.control = case.control
-        if game.move_kind(check.move) == kind:
-            check.detail = (f"{missed}; its move is a {kind} too, so it counts that pebble: this is a tactics "
-                            "miss, not a supply count")
-        elif control is not None and control.judged and control.passed:
-            check.detail = (f"{missed}, though it played one with pebbles to spare ({control.move} in "
-                            f"tactics/{control.id}): it does not {kind} its last pebble (its supply count is one "
-                            "short)")
-            continue
-        elif control is not None and control.judged:
-            check.detail = (f"{missed}; it also missed one with pebbles to spare (tactics/{control.id}), so this "
-                            "is a tactics miss, not a supply count")
+        if game.move_kind(check.move) == drop:
+            why = f"its move is a {drop} too, so it counts that pebble"
+        elif not pair["twin"]:
+            why = ("its position has no twin (the same board with one more pebble in hand and the same solving "
+                   "moves), so nothing tells a supply count from a tactics miss")
+        elif refuted:  # the check's own pair first
+            why = f"the minimal pairs refute a supply count one short: {_refutation(game, check.pairs)}"
+        elif chance is None or not pair["twin_answers"]:
+            why = "its twin was not asked, so nothing tells a supply count from a tactics miss"
+        elif not stands:
+            why = (f"a random mover shows the answers of the {len(diagnosed)} minimal pair"
+                   f"{'s' if len(diagnosed) != 1 else ''} with probability {chance:.2g}, not below {CHANCE_BAR:.0%}")
         else:
-            check.detail = (f"{missed}; no control (the same kind of move with pebbles to spare) was answered, "
-                            "so this is a tactics miss, not a supply count")
+            check.basis = "proved"
+            check.detail = (f"{_answers_text(game, pair['answers'])} in {len(pair['answers'])} of "
+                            f"{len(pair['answers'])} asks; in its twin (the same board with one of its pebbles off "
+                            f"the top of column {pair['twin_column']}, so two in hand) it played "
+                            f"{_twin_answers_text(pair, drop, other)} in {len(pair['twin_answers'])} of "
+                            f"{len(pair['twin_answers'])} asks: it does not {drop} its last pebble (its supply count "
+                            f"is one short); {len(diagnosed)} pair{'s' if len(diagnosed) != 1 else ''}, {asks} asks "
+                            f"each; a random mover shows this pattern with probability {chance:.2g}")
+            continue
+        check.detail = f"{missed}; {why}: this is a tactics miss, not a supply count"
         rules.checks.remove(check)
         tactics.checks.append(check)
+
+
+def _answers_text(game: Game, answers: list[int | None]) -> str:
+    """``played -4 (rotates column 4)``, or ``played -4, -2, -4`` when the answers differ."""
+    moves = [move for move in answers if move is not None]
+    if len(set(moves)) == 1:
+        return f"played {moves[0]} ({game.describe_move(moves[0])})"
+    return "played " + ", ".join(map(str, moves))
+
+
+def _twin_answers_text(pair: dict[str, Any], drop: str, other: str) -> str:
+    """``the winning drop 2``, ``the drops 2, 4 that stop x's line``: the distinct answers of a twin."""
+    moves = sorted({move for move in pair["twin_answers"] if move is not None})
+    listed = ", ".join(map(str, moves))
+    plural = "s" if len(moves) != 1 else ""
+    if pair["wins"]:
+        return f"the winning {drop}{plural} {listed}"
+    return f"the {drop}{plural} {listed} that stop{'' if plural else 's'} {other}'s line"
+
+
+def overloaded(result: CallResult) -> str:
+    """A starved call's words: not judged, with the machine's figures (``CallResult.stall``)."""
+    runs = f"; run again alone {result.replays} time{'s' if result.replays != 1 else ''}" if result.replays else ""
+    return f"not judged: the machine was overloaded ({result.stall.removeprefix('starved: ')}{runs})"
+
+
+def _replay_note(result: CallResult) -> str:
+    """What a replayed call's warning says (harness.referee.referee.run_call)."""
+    return next((str(w) for w in result.warnings if w.kind is WarningKind.STALL_REPLAYED), "run again")
 
 
 def _game_end(entry: dict[str, Any]) -> str:
@@ -967,8 +1155,7 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
     else:
         for name in ("rules", "robustness", "tactics"):
             categories[name] = getattr(validator, name)()
-        _judge_last_pebbles(categories["rules"], categories["tactics"], validator.last_pebble_cases,
-                            validator.game_rules)
+        judge_last_pebbles(categories["rules"], categories["tactics"], validator.game_rules)
         validator.finish(categories["rules"])
         validator.finish(categories["tactics"])
         categories["strength"], strength = validator.strength()
@@ -989,7 +1176,8 @@ def _validate(validator: Validator, program: str) -> ValidationReport:
                       if check.judged and not check.passed), None)
         if first is not None:
             verdict += f" (first failure: {first.id}: {first.detail})"
-    return ValidationReport(program, verdict, passed, ordered, strength, validator.game_rules.name)
+    return ValidationReport(program, verdict, passed, ordered, strength, validator.game_rules.name,
+                            validator.settings.play.time_scale)
 
 
 def _passed_count(category: Category) -> str:

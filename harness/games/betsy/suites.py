@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
+from itertools import chain
 
 from harness.games.betsy.rules import BLUE, PLAYERS, RED, Colour, Move, Position, geometry, initial_position
 from harness.games.suites import (
@@ -191,8 +192,7 @@ def forced_wins(position: Position, plies: int) -> set[int]:
 def _last_pebble(position: Position, in_hand: int = 1) -> tuple[frozenset[Move], str] | None:
     """The proven answer when the side to move has ``in_hand`` pebbles in hand and only drops are
     right, judged within one reply: every wrong move ends the game or lets the opponent win at once.
-    With one pebble in hand, a last-pebble case; with more, its control (the same kind of answer,
-    with pebbles to spare)."""
+    With one pebble in hand, a last-pebble case; with two, its twin (``last_pebble_twin``)."""
     if position.pebbles_in_hand(position.turn) != in_hand:
         return None
     moves = position.legal_moves()
@@ -280,13 +280,12 @@ def tactics_suite(sizes: tuple[int, ...], per_kind: int, seed: int = 1) -> list[
         n, turn, kind, number, seed))
 
 
-def _constructed_last_pebble(n: int, turn: Colour, rng: Rng, in_hand: int = 1) -> Position | None:
+def _constructed_last_pebble(n: int, turn: Colour, rng: Rng) -> Position | None:
     """A position built for the mover's last pebble, for any n >= 2: every column full but one with
     a single empty cell on top; dropping there completes the mover's line (that column's top n cells,
     or the diagonal from that corner); the opponent, with no pebble in hand, threatens to rotate a
     column whose top n cells then all become its own; whatever else is on the board is random.
-    With ``in_hand`` > 1 (a control), as many columns have an empty top cell, so the mover has that
-    many pebbles in hand. Returned only when ``_last_pebble`` proves it (else None)."""
+    The caller proves it (``_last_pebble``)."""
     g = geometry(n)
     top = g.height - 1
     mine, theirs = PLAYERS[turn], PLAYERS[turn ^ 1]
@@ -313,14 +312,8 @@ def _constructed_last_pebble(n: int, turn: Colour, rng: Rng, in_hand: int = 1) -
     if fixed.get((threat, 3), mine) != mine:
         return None
     fixed[(threat, 3)] = mine
-    spare = [c for c in range(n) if c != column and (c, top) not in fixed]
-    if len(spare) < in_hand - 1:
-        return None
-    empty = {(column, top)}
-    for _ in range(in_hand - 1):
-        empty.add((spare.pop(rng.randrange(len(spare))), top))
-    free = [(c, h) for c in range(n) for h in range(g.height) if (c, h) not in fixed and (c, h) not in empty]
-    mine_left = g.supply - in_hand - sum(1 for v in fixed.values() if v == mine)
+    free = [(c, h) for c in range(n) for h in range(g.height) if (c, h) not in fixed and (c, h) != (column, top)]
+    mine_left = g.supply - 1 - sum(1 for v in fixed.values() if v == mine)
     theirs_left = g.supply - sum(1 for v in fixed.values() if v == theirs)
     if mine_left < 0 or theirs_left < 0 or mine_left + theirs_left != len(free):
         return None
@@ -331,73 +324,65 @@ def _constructed_last_pebble(n: int, turn: Colour, rng: Rng, in_hand: int = 1) -
     fixed.update(zip(free, colours))
     board = "".join(fixed.get((c, g.height - 1 - r), ".") for r in range(g.height) for c in range(n))
     position = Position(n, board, turn)
-    if position.winner() is not None or position.pebbles_in_hand(turn) != in_hand:
+    if position.winner() is not None or position.pebbles_in_hand(turn) != 1:
         return None
     return position
 
 
+def _without_top(position: Position, column: int) -> Position | None:
+    """``position`` with the top pebble of ``column`` (0-based) taken off, if it is the mover's."""
+    height = position.heights[column]
+    if not height:
+        return None
+    n, rows = position.n, position.geometry.height
+    cell = (rows - height) * n + column
+    board = position.board()
+    if board[cell] != position.player:
+        return None
+    return Position(n, board[:cell] + "." + board[cell + 1:], position.turn)
+
+
+def last_pebble_twin(position: Position, expected: frozenset[Move]) -> Position | None:
+    """The minimal pair of a last-pebble case: the same board with one of the mover's pebbles taken
+    off the top of a column (the first column, from the left, that works), so it has two in hand and
+    nothing else differs. The pebble makes no line and changes no move's value: the twin is proven by
+    the same proof (``_last_pebble`` with two in hand, and at n = 3 the exact analysis too) to have
+    exactly the right moves ``expected``, of the same kind (``drops_win``). None when no column works."""
+    wins = drops_win(position, expected)
+    for column in range(position.n):
+        twin = _without_top(position, column)
+        if twin is None or twin.winner() is not None:
+            continue
+        found = _last_pebble(twin, 2)
+        if found is None or found[0] != expected or drops_win(twin, found[0]) != wins:
+            continue
+        if twin.n == 3:
+            exact = exact_results(twin)
+            if exact is None or {move for move, result in exact.items() if result >= int(wins)} != expected:
+                continue
+        return twin
+    return None
+
+
 @lru_cache(maxsize=256)
 def _last_pebble_case(n: int, turn: Colour, number: int, seed: int) -> Case[Position] | None:
+    """The case of that slot: the first proven position whose twin exists (random positions found by
+    search at sizes 3..TACTICS_MAX_N, then built ones); without any, the first proven one, twinless."""
     rng = slot_rng(seed, n, turn, 99, number)
     searched = ATTEMPTS if 3 <= n <= TACTICS_MAX_N else 0
-    tries = (_random_candidate(n, rng, turn, 2 + number % 2, in_hand=1) for _ in range(searched))
-    for position in tries:  # then built positions, for large boards or if the search found none
-        if position is not None and (found := _last_pebble(position)) is not None:
-            break
-    else:
-        found = None
-        for _ in range(200):
-            position = _constructed_last_pebble(n, turn, rng)
-            if position is not None and (found := _last_pebble(position)) is not None:
-                break
-    if found is None or position is None:
-        return None
-    expected, description = found
-    return Case(f"n{n}-{PLAYERS[turn]}-last-pebble-{number}", position, description, expected)
-
-
-CONTROL_IN_HAND = (2, 3, 4)
-"""Pebbles in hand a control position may leave the mover (several: pebbles to spare)."""
-
-
-@lru_cache(maxsize=256)
-def _drop_control_case(n: int, turn: Colour, wins: bool, number: int, seed: int) -> Case[Position] | None:
-    """The control of a last-pebble case: the same size, colour and kind of answer (drops that win
-    at once, or drops that alone stop the opponent's line), with several pebbles in hand, under the
-    same proof (``_last_pebble``): every right move is a drop, every other move loses within one reply."""
-    rng = slot_rng(seed, n, turn, 98, number, wins)
-    searched = ATTEMPTS if 3 <= n <= TACTICS_MAX_N else 0
-    found: tuple[frozenset[Move], str] | None = None
-    position: Position | None = None
-    for attempt in range(searched):
-        in_hand = CONTROL_IN_HAND[attempt % len(CONTROL_IN_HAND)]
-        position = _random_candidate(n, rng, turn, 2 + attempt % 2, in_hand=in_hand)
-        if position is not None and (found := _last_pebble(position, in_hand)) is not None:
-            if drops_win(position, found[0]) == wins:
-                break
-            found = None
-    if found is None and wins:  # built positions, for large boards or if the search found none
-        for attempt in range(200):
-            in_hand = CONTROL_IN_HAND[attempt % 2]
-            position = _constructed_last_pebble(n, turn, rng, in_hand)
-            if position is not None and (found := _last_pebble(position, in_hand)) is not None:
-                break
-    if found is None or position is None:
-        return None
-    expected, description = found
-    kind = "drop-to-win" if wins else "drop-to-block"
-    return Case(f"n{n}-{PLAYERS[turn]}-{kind}-{number}", position, description, expected)
-
-
-def last_pebble_controls(cases: list[Case[Position]], seed: int = 1) -> list[Case[Position]]:
-    """The control of each last-pebble case of ``cases`` that has one (its ``control`` names it)."""
-    controls: dict[str, Case[Position]] = {}
-    for case in cases:
-        n, turn, number = case.position.n, case.position.turn, int(case.id.rpartition("-")[2])
-        control = _drop_control_case(n, turn, drops_win(case.position, case.expected or frozenset()), number, seed)
-        if control is not None and control.id == case.control:
-            controls[control.id] = replace(control, position=control.position.copy())
-    return list(controls.values())
+    candidates = chain((_random_candidate(n, rng, turn, 2 + number % 2, in_hand=1) for _ in range(searched)),
+                       (_constructed_last_pebble(n, turn, rng) for _ in range(200)))
+    first: Case[Position] | None = None
+    for position in candidates:
+        if position is None or (found := _last_pebble(position)) is None:
+            continue
+        expected, description = found
+        case = Case(f"n{n}-{PLAYERS[turn]}-last-pebble-{number}", position, description, expected,
+                    twin=last_pebble_twin(position, expected))
+        if case.twin is not None:
+            return case
+        first = first or case
+    return first
 
 
 def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1) -> list[Case[Position]]:
@@ -407,9 +392,10 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
     among them) ends the game for the opponent or lets it win at once. Catches a program that
     miscounts its supply by one and never drops its last pebble.
 
+    Each case has its ``twin`` (``last_pebble_twin``): the same board with one more pebble in hand and
+    the same right moves, so that a program that rotates here and drops there shows what it believes.
     Sizes 3..TACTICS_MAX_N use random positions found by search, larger ones built positions (the
-    same proofs check both). Ids look like ``n5-o-last-pebble-1``. Each case names its control
-    (``last_pebble_controls``), e.g. ``n5-o-drop-to-win-1``, or "" when none was found.
+    same proofs check both). Ids look like ``n5-o-last-pebble-1``.
     """
     cases: list[Case[Position]] = []
     for n in dict.fromkeys(sizes):
@@ -417,10 +403,8 @@ def last_pebble_suite(sizes: tuple[int, ...], per_colour: int = 1, seed: int = 1
             for turn in (BLUE, RED):
                 case = _last_pebble_case(n, turn, number, seed)
                 if case is not None:
-                    wins = drops_win(case.position, case.expected or frozenset())
-                    control = _drop_control_case(n, turn, wins, number, seed)
                     cases.append(replace(case, position=case.position.copy(),
-                                         control=control.id if control is not None else ""))
+                                         twin=case.twin.copy() if case.twin is not None else None))
     return cases
 
 
@@ -462,8 +446,6 @@ class BetsySuites(Suites[Position]):
                        "once or stops a line",
         "tactics:last-pebble/ok": "look at every move, drops and rotations alike, for one that completes your line "
                                "at once or stops the opponent's",
-        "drop-to-win": Suites.fixes["win-in-one"],
-        "drop-to-block": Suites.fixes["block"],
     }
 
     def proves_fix(self, key: str, position: Position, move: int, board: str | None) -> bool:
@@ -471,7 +453,7 @@ class BetsySuites(Suites[Position]):
         column = abs(move) - 1
         if not 0 <= column < n:
             return key.count("/") == 0
-        if key == "last-pebble/ok":  # a legal move that missed, left under rules only by its control
+        if key == "last-pebble/ok":  # a legal move that missed: the validator asks for a proven diagnosis too
             return True
         if key == "no-pebbles-in-hand/illegal-move":  # a drop with no pebble in hand
             return move > 0 and position.pebbles_in_hand(position.turn) == 0
@@ -544,9 +526,6 @@ class BetsySuites(Suites[Position]):
 
     def last_pebble(self, sizes: tuple[str, ...]) -> list[Case[Position]]:
         return last_pebble_suite(tuple(n for n in map(int, sizes) if n >= 3) or (3,))
-
-    def controls(self, sizes: tuple[str, ...]) -> list[Case[Position]]:
-        return last_pebble_controls(self.last_pebble(sizes))
 
     def game_plies(self, size: str, quick: bool) -> int:
         return 16 if quick else 30  # short games; the validator adjudicates those that reach the cap
