@@ -245,7 +245,8 @@ def at(path: str, value: object) -> Callable[[dict[str, Any]], None]:
                                                "null, got 'abc'"),
     (at("tournament.config", []), "tournament.config: expected an object, got a list"),
     (at("extra", 1), "unknown key 'extra' (the keys are x, o, game, size, time, start_board, start_player, "
-                     "max_plies, win_priority, moves, result, winner, termination, reason, fault, plies, n, game_id, "
+                     "max_plies, win_priority, moves, result, winner, termination, reason, fault, time_scale, plies, n, "
+                     "game_id, "
                      "key, pair_key, round, finished_at, tournament)"),
 ])
 def test_a_wrong_type_or_name_is_refused_with_its_line_and_field(

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ENGINES = "engines:\n  - {name: a, builtin: random}\n  - {name: b, builtin: greedy}\n"
 TOP_KEYS = (
-    "name, game, time, allow_fractional_time, grace, max_plies, win_priority, n, size, concurrency, cluster, "
+    "name, game, time, allow_fractional_time, grace, max_plies, win_priority, time_scale, n, size, concurrency, "
+    "cluster, "
     "cluster_certs, sandbox, max_file_mb, max_processes, format, rounds, replay_stalls, openings, engines"
 )
 NAME_RULE = "expected letters, digits, '_', '.' or '-' (it names the results file)"

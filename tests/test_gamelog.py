@@ -105,7 +105,7 @@ def test_export_import_round_trip_loses_nothing(db: Path, tmp_path: Path) -> Non
     assert len(lines) == 12
     first = json.loads(lines[0])
     match_keys = {"x", "o", "game", "size", "n", "time", "start_board", "start_player", "max_plies", "win_priority",
-                  "moves", "result", "winner", "termination", "reason", "fault", "plies"}
+                  "moves", "result", "winner", "termination", "reason", "fault", "plies", "time_scale"}
     assert set(first) == match_keys | {"game_id", "key", "pair_key", "round", "finished_at", "tournament"}
     (tmp_path / "games.jsonl").write_text(exported.stdout)
     copy = tmp_path / "copy.sqlite"
@@ -114,7 +114,7 @@ def test_export_import_round_trip_loses_nothing(db: Path, tmp_path: Path) -> Non
     again = run_program([ARENA, "export", str(copy)])
     assert again.stdout == exported.stdout
     columns = "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, start_player, result, " \
-              "winner, termination, reason, plies, fault_json, finished_at, game, size"
+              "winner, termination, reason, plies, fault_json, finished_at, game, size, time_scale"
     assert rows(copy, f"SELECT {columns} FROM games ORDER BY id") == rows(db, f"SELECT {columns} FROM games ORDER BY id")
     assert rows(copy, "SELECT * FROM moves ORDER BY game, ply") == rows(db, "SELECT * FROM moves ORDER BY game, ply")
     assert rows(copy, "SELECT name, config_json, config_hash FROM tournaments") == rows(

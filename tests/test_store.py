@@ -233,6 +233,6 @@ def test_a_database_of_the_old_schema_is_read_as_it_is_and_upgraded_by_a_writer(
     resumed = arena("tournament", str(finished.parent / "tiny.yaml"), "--db", str(old))
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.splitlines()[0] == f"0 games played now, 2 already in {old}, 2 scheduled"
-    assert columns(old)[-2:] == ["game", "size"]
+    assert columns(old)[-3:] == ["game", "size", "time_scale"]
     with sqlite3.connect(f"{old.resolve().as_uri()}?mode=ro", uri=True) as connection:
         assert connection.execute("SELECT DISTINCT game, size FROM games").fetchall() == [("betsy", "3")]

@@ -11,7 +11,7 @@ import typer
 
 from harness.cli.cluster import parse_cluster_option
 from harness.cli.console import echo, stopped, warn
-from harness.cli.options import ConfigSandboxOption
+from harness.cli.options import ConfigSandboxOption, TimeScaleOption
 
 
 def class_command(
@@ -26,6 +26,7 @@ def class_command(
     concurrency: Annotated[Optional[int], typer.Option(
         min=1, max=256, help="Programs run at once (overrides the config).")] = None,
     sandbox: ConfigSandboxOption = None,
+    time_scale: TimeScaleOption = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the games on a dask cluster (overrides the config): tls://HOST:PORT or "
                                 "local:K.")] = None,
@@ -51,6 +52,10 @@ def class_command(
     loaded = load_class_config(config, concurrency)
     if sandbox is not None:
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
+    if time_scale is not None:
+        from harness.match.settings import parse_time_scale, scaled
+
+        loaded = dataclasses.replace(loaded, settings=scaled(loaded.settings, parse_time_scale(time_scale)))
     if cluster is not None:
         loaded = dataclasses.replace(loaded, cluster=parse_cluster_option(cluster))
     from harness.machine import fit_concurrency

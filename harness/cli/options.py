@@ -25,7 +25,8 @@ VALUE_NAMES = {
     "--game": "GAME", "--n": "N", "--size": "SIZE", "--time": "SECONDS", "--grace": "SECONDS", "--games": "K",
     "--max-plies": "PLIES", "--opening-plies": "PLIES", "--win-priority": "mover|blue", "--start-file": "FILE",
     "--openings": "FILE", "--seed": "S", "--sandbox": "auto|required|off", "--max-file-mb": "MIB",
-    "--max-processes": "K", "--concurrency": "K", "--db": "PATH", "--rounds": "FIRST-LAST", "--tournament": "K",
+    "--max-processes": "K", "--concurrency": "K", "--time-scale": "auto|X", "--db": "PATH", "--rounds": "FIRST-LAST",
+    "--tournament": "K",
     "--elo0": "ELO", "--elo1": "ELO", "--alpha": "P", "--beta": "P", "--max-pairs": "K", "--engine": "ENGINE",
     "--human": "x|o", "--result": "RESULT", "--format": "jsonl|text", "--html": "FILE", "--host": "ADDRESS",
     "--port": "PORT", "--nthreads": "K",
@@ -132,6 +133,11 @@ ConfigSandboxOption = Annotated[Optional[SandboxMode], typer.Option(
     "--sandbox", case_sensitive=False,
     help="Overrides the config's sandbox: auto (when bwrap works here, else warn), required, or off.")]
 """``--sandbox`` of a command run from a config (tournament, class): None keeps the config's."""
+TimeScaleOption = Annotated[Optional[str], typer.Option(
+    "--time-scale", metavar="auto|X",
+    help="Multiply every time limit by X, or by this machine's measured speed against the reference (auto: a "
+         "short fixed search; see docs/referee.md): a slower machine gives the same work in its time.")]
+"""``--time-scale``: None keeps the config's (1 without a config)."""
 ReplayStallsOption = Annotated[Optional[bool], typer.Option(
     "--replay-stalls/--no-replay-stalls", show_default=False,
     help="Overrides the config's replay_stalls: run a call the machine starved (its own time left, its wall time "

@@ -14,6 +14,7 @@ from harness.cli.options import (
     BetsyNOption,
     ConfigSandboxOption,
     ReplayStallsOption,
+    TimeScaleOption,
     FractionalTimeOption,
     GameOption,
     SandboxOption,
@@ -94,6 +95,7 @@ def tournament_command(
              "into shares with the same openings and game ids.")] = None,
     sandbox: ConfigSandboxOption = None,
     replay_stalls: ReplayStallsOption = None,
+    time_scale: TimeScaleOption = None,
     analyse: Annotated[Optional[float], typer.Option(
         "--analyse", min=0.0, metavar="SECONDS",
         help="After the games, find each game's losing move with this many seconds per game (as arena analyse "
@@ -124,6 +126,10 @@ def tournament_command(
         loaded = dataclasses.replace(loaded, sandbox=sandbox)
     if replay_stalls is not None:
         loaded = dataclasses.replace(loaded, replay_stalls=replay_stalls)
+    if time_scale is not None:
+        from harness.match.settings import parse_time_scale, scaled
+
+        loaded = dataclasses.replace(loaded, settings=scaled(loaded.settings, parse_time_scale(time_scale)))
     if cluster is not None:
         loaded = dataclasses.replace(loaded, cluster=parse_cluster_option(cluster))
     if cluster_certs is not None or insecure_cluster:

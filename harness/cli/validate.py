@@ -18,6 +18,7 @@ from harness.cli.options import (
     MaxProcessesOption,
     SandboxOption,
     board_sizes,
+    TimeScaleOption,
     draws_own_positions,
     use_sandbox,
     validation_seconds,
@@ -60,6 +61,7 @@ def validate_command(
     sandbox: SandboxOption = SandboxMode.AUTO,
     max_file_mb: MaxFileOption = 64,
     max_processes: MaxProcessesOption = 64,
+    time_scale: TimeScaleOption = None,
     replay_stalls: Annotated[bool, typer.Option(
         "--replay-stalls/--no-replay-stalls",
         help="Run a call the machine starved (its own time left, its wall time spent waiting for a CPU) again alone "
@@ -69,7 +71,7 @@ def validate_command(
 
     Exit status: 0 when protocol, rules, time and robustness pass; 1 otherwise; 2 for usage errors.
     """
-    from harness.match.settings import settings_from_flags
+    from harness.match.settings import parse_time_scale, settings_from_flags
     from harness.outputs import check_file, write_kept, write_text
     from harness.referee.engine_specs import command_engine, program_command, refuse_link
     from harness.referee.programs import check_layout
@@ -77,7 +79,8 @@ def validate_command(
     from harness.validate.validator import ValidationSettings, validate
 
     seconds = time if time is not None else validation_seconds(game)
-    play = settings_from_flags({"game": game, "time": seconds, "allow_fractional_time": allow_fractional_time})
+    play = settings_from_flags({"game": game, "time": seconds, "allow_fractional_time": allow_fractional_time,
+                                "time_scale": parse_time_scale(time_scale) if time_scale is not None else 1.0})
     own_positions = draws_own_positions(game)
     if own_positions and (n is not None or size is not None):
         option, value = ("--n", n) if n is not None else ("--size", size)

@@ -27,6 +27,7 @@ from harness.referee.sandbox import SandboxMode
 from harness.tournament.address import ClusterAddress, parse_cluster
 from harness.machine import usable_cores
 from harness.tournament.config import (
+    resolve_time_scale,
     MAX_OPENING_PLIES,
     TOURNAMENT_NAME,
     RunKeys,
@@ -283,6 +284,7 @@ def _band_floor(above: str | float | int | None, references: dict[str, float]) -
 def load_class_config(path: str | os.PathLike[str], concurrency: int | None = None) -> ClassConfig:
     """Read and check a class config; raises ConfigError naming every problem."""
     file, raw = read_yaml(path, "name:, game:, submissions:, ...")
+    resolve_time_scale(raw)
     try:
         model = _Class.model_validate(raw)
     except pydantic.ValidationError as error:

@@ -79,6 +79,7 @@ def to_json(run: ClassRun) -> dict[str, Any]:
     config = run.config
     return {
         "class": config.name, "game": config.rules.name, "size": config.size, "time": config.settings.time,
+        "time_scale": config.settings.time_scale,
         "format": run.league_format, "rounds": run.rounds, "references": config.references,
         "bands": [{"name": b.name, "floor": b.floor, "points": b.points} for b in config.bands],
         "error": config.error,

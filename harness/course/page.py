@@ -284,7 +284,8 @@ def _index(data: dict[str, Any], names: _Names, pairs: list[dict[str, Any]]) -> 
     error = _number(data.get("error"))
     body = [
         f"<h1>Class {esc(data.get('class') or '')}</h1>",
-        f'<p class="meta">{esc(rules.title)}, {esc(rules.size_phrase(size))}, {_g(data.get("time"))} s per move; '
+        f'<p class="meta">{esc(rules.title)}, {esc(rules.size_phrase(size))}, {_g(data.get("time"))} s per move'
+        f'{_scale(data.get("time_scale"))}; '
         f"league: {league or 'none'}; {esc(len(names.records))} students, {esc(ranked)} ranked; "
         f"{esc(data.get('games') or 0)} games</p>",
         STYLE,
@@ -711,3 +712,8 @@ def _side(folder: Path, matched: list[Any], program: str) -> tuple[str, list[lis
             spans.append([offsets[item[0]] + int(item[1]), offsets[item[0]] + int(item[2])])
     return "\n".join(text) + ("\n" if text else ""), spans, files
 
+
+def _scale(value: object) -> str:
+    """The clock's time scale beside the time per move, when it is not 1 (harness.referee.calibrate)."""
+    scale = _number(value)
+    return f" x {esc(_g(scale))} (time scale)" if scale is not None and scale != 1 else ""

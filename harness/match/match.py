@@ -114,6 +114,8 @@ class GameRecord:
     reason: str = ""
     """One line: why the game ended."""
     fault: Fault | None = None
+    time_scale: float = 1.0
+    """The clock's scale (harness.referee.calibrate): every limit of the game was ``time`` times it."""
 
     @property
     def plies(self) -> int:
@@ -204,7 +206,7 @@ def play_game(
     engines = {"x": x, "o": o}
     record = GameRecord(
         x.name, o.name, rules.name, position.size_text, settings.time, position.board(), position.player,
-        settings.max_plies, settings.win_priority,
+        settings.max_plies, settings.win_priority, time_scale=settings.time_scale,
     )
     seen: dict[int, int] = {position.key(): 1}
     while True:

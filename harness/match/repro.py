@@ -151,7 +151,7 @@ def _rebuilt(record: GameRecord, game: str, ply: int, engines: Mapping[str, Stor
         program, stored.sha256 if program == stored.program else file_sha256(program),
         clock.seconds, clock.grace, clock.allow_fractional, limits.sandbox, limits.stdout_bytes, limits.stderr_bytes,
         limits.address_space, limits.file_bytes, limits.processes, cpu_limit, move.verdict, move.detail, None,
-        False, move.seconds, None, None, None, None, "")
+        False, move.seconds, None, None, None, None, "", time_scale=clock.scale)
 
 
 def split_command(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -44,12 +44,16 @@ class GameSettings(pydantic.BaseModel):
     """A game still going after this many plies is a draw."""
     win_priority: WinPriority = "mover"
     """Betsy: whose lines count first when one move completes lines of both colours."""
+    time_scale: float = pydantic.Field(1.0, ge=0.1, le=10, allow_inf_nan=False)
+    """Every time limit (and the grace) is multiplied by this: a machine's speed against the reference
+    (harness.referee.calibrate; ``auto`` in a config or on a command line measures it). Not part of
+    what decides a tournament's games (its fingerprint): how fast the machine is, not the rules."""
     _clock: Clock = pydantic.PrivateAttr()
 
     @pydantic.model_validator(mode="after")
     def _consistent(self) -> GameSettings:
         try:  # the fields' bounds are checked by now: only a fraction can be refused here
-            self._clock = Clock(self.time, self.grace, self.allow_fractional_time)
+            self._clock = Clock(self.time, self.grace, self.allow_fractional_time, self.time_scale)
         except ValueError:
             raise ValueError(
                 f"time: expected a whole number of seconds (or set allow_fractional_time: true), got {self.time!r}"
@@ -85,7 +89,7 @@ class GameSettings(pydantic.BaseModel):
 
 _FLAGS = {
     "game": "--game", "time": "--time", "allow_fractional_time": "--allow-fractional-time",
-    "grace": "--grace", "max_plies": "--max-plies", "win_priority": "--win-priority",
+    "grace": "--grace", "max_plies": "--max-plies", "win_priority": "--win-priority", "time_scale": "--time-scale",
 }
 
 
@@ -130,3 +134,24 @@ _BOUNDS = {
     "grace": f"give a number of seconds from 0 to {MAX_GRACE}",
     "max_plies": f"give a number of moves from 1 to {MAX_PLIES}",
 }
+
+
+def scaled(settings: GameSettings, time_scale: float) -> GameSettings:
+    """``settings`` with this time scale, checked (a copy would keep the old clock)."""
+    values = {key: getattr(settings, key) for key in GameSettings.model_fields}
+    return GameSettings(**{**values, "time_scale": time_scale})
+
+
+def parse_time_scale(text: str, where: str = "--time-scale") -> float:
+    """``auto`` (measured here: harness.referee.calibrate) or a number from 0.1 to 10; UsageError otherwise."""
+    from harness.referee.calibrate import HIGHEST, LOWEST, measure
+
+    if text.strip().lower() == "auto":
+        return measure().factor
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not LOWEST <= value <= HIGHEST:
+        raise UsageError(f"invalid {where} {text!r}: give auto, or a number from {LOWEST:g} to {HIGHEST:g}")
+    return value

@@ -124,16 +124,31 @@ class Clock:
     """Seconds past the limit allowed for start-up and exit; the deadline is limit + grace."""
     allow_fractional: bool = False
     """Whether SECONDS may have a fraction (e.g. 0.5); many programs read it with int()."""
+    scale: float = 1.0
+    """The time scale (harness.referee.calibrate): the limit and the grace are multiplied by it, so a
+    slower machine gives the same work in its time; 1 on a machine as fast as the reference."""
     seconds_text: str = field(init=False)
-    """SECONDS on the command line: ``5``, not ``5.0``; ``0.5`` only when fractions are allowed."""
+    """SECONDS on the command line: ``5``, not ``5.0``; ``0.5`` only when fractions are allowed. Scaled,
+    the limit the program is told: whole seconds rounded down (at least 1) unless fractions are
+    allowed (then to a hundredth, rounded down): never more than it is given."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "seconds_text", format_seconds(self.seconds, self.allow_fractional))
+        text = format_seconds(self.seconds, self.allow_fractional)
+        if self.scale != 1:
+            told = self.seconds * self.scale
+            text = (format_seconds(max(0.01, math.floor(told * 100) / 100), True) if self.allow_fractional
+                    else str(max(1, math.floor(told))))
+        object.__setattr__(self, "seconds_text", text)
+
+    @property
+    def limit(self) -> float:
+        """Seconds the program is given: the time limit, scaled."""
+        return self.seconds * self.scale
 
     @property
     def allowed(self) -> float:
-        """Seconds from spawn to the deadline: the limit plus the grace."""
-        return self.seconds + self.grace
+        """Seconds of the program's own time from spawn to the deadline: the limit plus the grace, scaled."""
+        return (self.seconds + self.grace) * self.scale
 
 
 def engine_argv(

@@ -28,8 +28,9 @@ from harness.match.verify import RESULTS, RecordRefused, shown
 MAX_WHOLE = (1 << 63) - 1
 """The largest whole number SQLite stores."""
 RECORD_KEYS = ("x", "o", "game", "size", "time", "start_board", "start_player", "max_plies", "win_priority",
-               "moves", "result", "winner", "termination", "reason", "fault")
-"""A GameRecord's fields, as ``to_json`` writes them (which adds ``plies``, and ``n`` for Betsy)."""
+               "moves", "result", "winner", "termination", "reason", "fault", "time_scale")
+"""A GameRecord's fields, as ``to_json`` writes them (which adds ``plies``, and ``n`` for Betsy);
+``time_scale`` may be missing (a record written before it was kept: 1)."""
 MOVE_KEYS = ("ply", "player", "engine", "move", "board", "verdict", "seconds", "warnings", "detail")
 FAULT_KEYS = ("engine", "player", "verdict", "detail", "exit_status", "stdout_tail", "stderr_tail", "argv", "capsule")
 """A fault's keys; ``capsule`` may be missing (games recorded before capsules were kept)."""
@@ -159,7 +160,8 @@ def record_from_data(data: object, extra: Sequence[str] = (), *, names: bool = T
         fields.whole("max_plies", 1, MAX_PLIES), fields.choice("win_priority", ("mover", "blue")), moves,
         fields.choice("result", tuple(RESULTS.values())), fields.choice("winner", (*PLAYERS, None)),
         None if termination is None else Termination(termination), fields.text("reason"),
-        None if fault_data is None else fault_from_data(fault_data, "fault", names))
+        None if fault_data is None else fault_from_data(fault_data, "fault", names),
+        1.0 if fields.get("time_scale") is None else fields.number("time_scale", 0.1, 10))
 
 
 _GAME_CHOICES = tuple(GAMES)
@@ -236,6 +238,7 @@ def capsule_from_data(data: object, path: str, nested: bool = True) -> Capsule:
         fields.optional_whole("peak_memory", 0, MAX_WHOLE), fields.optional_whole("run_queue", 0, MAX_WHOLE),
         fields.optional_whole("cores", 1, MAX_WHOLE), fields.text("stall"),
         None if first is None else capsule_from_data(first, fields.where("first_attempt"), nested=False),
+        time_scale=1.0 if fields.get("time_scale") is None else fields.number("time_scale", 0.1, 10),
         run_delay=optional_number("run_delay", 1e9), waited=optional_number("waited", 1e9))
 
 

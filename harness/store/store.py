@@ -33,9 +33,9 @@ from harness.store.records import Fields, check_replayable, fault_from_data, rec
 
 _GAME_COLUMNS = (
     "game_id, pair_key, round, n, x, o, time, max_plies, win_priority, start_board, start_player, "
-    "result, winner, termination, reason, plies, fault_json, finished_at, game, size"
+    "result, winner, termination, reason, plies, fault_json, finished_at, game, size, time_scale"
 )
-_OLD_GAME_COLUMNS = _GAME_COLUMNS.replace(", game, size", ", 'betsy', CAST(n AS TEXT)")
+_OLD_GAME_COLUMNS = _GAME_COLUMNS.replace(", game, size, time_scale", ", 'betsy', CAST(n AS TEXT), 1.0")
 """The same values from a database written before games were plugins (Betsy only, size = n)."""
 STORED_KEYS = ("key", "pair_key", "round", "finished_at")
 """What ``Store.game_data`` holds beyond a record's JSON form."""
@@ -48,7 +48,7 @@ _INSERT_TOURNAMENT = (
     "INSERT INTO tournaments (name, config_json, config_hash, config_path, created_at) VALUES (?, ?, ?, ?, ?)"
 )
 _INSERT_ENGINE = "INSERT INTO engines (tournament_id, name, command, program, sha256) VALUES (?, ?, ?, ?, ?)"
-_INSERT_GAME = f"INSERT OR IGNORE INTO games (tournament_id, {_GAME_COLUMNS}) VALUES ({', '.join('?' * 21)})"
+_INSERT_GAME = f"INSERT OR IGNORE INTO games (tournament_id, {_GAME_COLUMNS}) VALUES ({', '.join('?' * 22)})"
 _INSERT_MOVE = f"INSERT INTO moves (game, {_MOVE_COLUMNS}) VALUES ({', '.join('?' * 10)})"
 
 SCHEMA = """
@@ -91,6 +91,7 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at TEXT NOT NULL,
     game TEXT NOT NULL DEFAULT 'betsy',
     size TEXT NOT NULL DEFAULT '',
+    time_scale REAL NOT NULL DEFAULT 1,  -- the clock's scale: every limit was time x time_scale
     UNIQUE (tournament_id, game_id)
 );
 CREATE TABLE IF NOT EXISTS moves (
@@ -446,17 +447,25 @@ class Store:
         columns = {row[1] for row in self.connection.execute("PRAGMA table_info(games)")}
         return "size" in columns
 
+    def _has_time_scale(self) -> bool:
+        return "time_scale" in {row[1] for row in self.connection.execute("PRAGMA table_info(games)")}
+
     def _upgrade(self) -> None:
-        """Add the game and size columns to a database written before games were plugins."""
-        if self._has_game_columns():
-            return
-        with self._transaction() as cursor:
-            cursor.execute("ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT 'betsy'")
-            cursor.execute("ALTER TABLE games ADD COLUMN size TEXT NOT NULL DEFAULT ''")
-            cursor.execute("UPDATE games SET size = CAST(n AS TEXT)")
+        """Add the game and size columns to a database written before games were plugins, and the
+        time_scale column (1: every game's clock as its time said) to one written before it was kept."""
+        if not self._has_game_columns():
+            with self._transaction() as cursor:
+                cursor.execute("ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT 'betsy'")
+                cursor.execute("ALTER TABLE games ADD COLUMN size TEXT NOT NULL DEFAULT ''")
+                cursor.execute("UPDATE games SET size = CAST(n AS TEXT)")
+        if not self._has_time_scale():
+            with self._transaction() as cursor:
+                cursor.execute("ALTER TABLE games ADD COLUMN time_scale REAL NOT NULL DEFAULT 1")
 
     def _game_columns(self) -> str:
-        return _GAME_COLUMNS if self._has_game_columns() else _OLD_GAME_COLUMNS
+        if not self._has_game_columns():
+            return _OLD_GAME_COLUMNS
+        return _GAME_COLUMNS if self._has_time_scale() else _GAME_COLUMNS.replace(", time_scale", ", 1.0")
 
     def close(self) -> None:
         connection = getattr(self, "connection", None)
@@ -563,7 +572,7 @@ class Store:
                  _n_column(record.game, record.size), record.x, record.o,
                  record.time, record.max_plies, record.win_priority, record.start_board,
                  record.start_player, record.result, record.winner, record.termination,
-                 record.reason, record.plies, fault, now, record.game, record.size),
+                 record.reason, record.plies, fault, now, record.game, record.size, record.time_scale),
             )
             if cursor.rowcount == 0:
                 return None
@@ -658,7 +667,7 @@ class Store:
         checks them. RecordRefused when a JSON column is not JSON."""
         row = self.connection.execute(f"SELECT {self._game_columns()} FROM games WHERE id = ?", (row_id,)).fetchone()
         (key, pair_key, round_number, _n, x, o, seconds, max_plies, win_priority, start_board, start_player, result,
-         winner, termination, reason, plies, fault_json, finished_at, game, size) = row
+         winner, termination, reason, plies, fault_json, finished_at, game, size, time_scale) = row
         moves = [
             {"ply": ply, "player": player, "engine": engine, "move": move, "board": board, "verdict": verdict,
              "seconds": seconds_taken, "detail": detail,
@@ -672,7 +681,8 @@ class Store:
                 "x": x, "o": o, "game": game, "size": size, "time": seconds, "start_board": start_board,
                 "start_player": start_player, "max_plies": max_plies, "win_priority": win_priority, "moves": moves,
                 "result": result, "winner": winner, "termination": termination, "reason": reason,
-                "fault": None if fault_json is None else _json_column(fault_json, "fault", dict), "plies": plies}
+                "fault": None if fault_json is None else _json_column(fault_json, "fault", dict), "plies": plies,
+                "time_scale": time_scale}
 
     def game_record(self, row_id: int) -> GameRecord:
         """A stored game as the GameRecord it was written from (enums, warnings and fault included);

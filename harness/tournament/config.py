@@ -403,9 +403,18 @@ def read_yaml(path: str | os.PathLike[str], keys: str = "name:, engines:, ...") 
     return file, raw
 
 
+def resolve_time_scale(raw: dict[str, Any]) -> None:
+    """``time_scale: auto`` becomes this machine's measured factor (harness.referee.calibrate)."""
+    if isinstance(raw.get("time_scale"), str) and raw["time_scale"].strip().lower() == "auto":
+        from harness.referee.calibrate import measure
+
+        raw["time_scale"] = measure().factor
+
+
 def load_config(path: str | os.PathLike[str], concurrency: int | None = None) -> TournamentConfig:
     """Read and check a tournament config; raises ConfigError naming every problem."""
     file, raw = read_yaml(path)
+    resolve_time_scale(raw)
     try:
         model = _Tournament.model_validate(raw)
     except pydantic.ValidationError as error:
