@@ -99,9 +99,11 @@ def test_a_program_that_computes_within_its_time_answers_in_time_beside_busy_loo
 def test_a_sleeper_and_a_spinner_are_slow_on_a_loaded_machine_too(niced_hogs: int) -> None:
     for fake in ("hangs.py", "spins.py"):
         result = ask([sys.executable, str(FAKES / fake)], SEED, SHORT, Limits())
-        assert (fake, result.verdict, result.stall, result.replays) == (fake, Verdict.TIME, "", 0)
+        # Slow, its own time spent: a time fault of its own. (Where other tests load the machine at the
+        # same time, the spinner may be starved first, and then run again alone: the verdict is the same.)
+        assert (fake, result.verdict, result.stall) == (fake, Verdict.TIME, "")
         assert result.own_seconds >= SHORT.allowed
-        assert result.capsule is not None and result.capsule.first_attempt is None
+        assert result.capsule is not None and (result.capsule.first_attempt is None) == (result.replays == 0)
 
 
 def test_a_starved_call_is_run_again_alone_and_left_not_judged_when_still_starved(niced_hogs: int) -> None:

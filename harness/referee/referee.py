@@ -130,8 +130,9 @@ class CallResult:
     kernel's per-task run delay (``/proc/PID/task/TID/schedstat``), summed over the tree; None where
     it cannot be read."""
     waited: float | None = None
-    """Seconds of wall time the call lost to waiting for a CPU: the largest run delay of any one task
-    of its tree. The referee's clock does not count it (``own_seconds``)."""
+    """Seconds of wall time the call lost to waiting for a CPU: the run delays summed over its tree,
+    but no more than the wall time its tasks were not on a CPU and no less than the most of one task
+    (``_Waits.lost``). The referee's clock does not count it (``own_seconds``)."""
     replays: int = 0
     """Times the call was run again, alone on the machine, because it was starved (``starved_of``)."""
 
@@ -220,6 +221,8 @@ class Capsule:
     stall: str
     first_attempt: Capsule | None = None
     """The starved call this one replayed, if it is a replay."""
+    time_scale: float = 1.0
+    """The clock's scale (harness.referee.calibrate)."""
     run_delay: float | None = None
     waited: float | None = None
     """Seconds the call's tasks waited for a CPU (summed; the most of any one task): CallResult's."""
@@ -230,7 +233,7 @@ class Capsule:
                       self.processes)
 
     def clock(self) -> Clock:
-        return Clock(self.seconds, self.grace, self.allow_fractional)
+        return Clock(self.seconds, self.grace, self.allow_fractional, self.time_scale)
 
 
 def _capsule(result: CallResult, position: Position, clock: Clock, limits: Limits, command_length: int,
@@ -243,7 +246,7 @@ def _capsule(result: CallResult, position: Position, clock: Clock, limits: Limit
         limits.stderr_bytes, limits.address_space, limits.file_bytes, limits.processes, cpu_limit,
         result.verdict, result.detail, result.exit_status, result.killed, round(result.seconds, 4),
         result.cpu_seconds, result.peak_memory, result.run_queue, result.cores, result.stall,
-        run_delay=result.run_delay, waited=result.waited)
+        time_scale=clock.scale, run_delay=result.run_delay, waited=result.waited)
 
 
 def resolve_interpreter(argv: Sequence[str]) -> list[str]:
@@ -548,30 +551,49 @@ def _run_queue(own: int) -> int | None:
 
 
 class _Waits:
-    """The run delay of a call's process tree: how long each of its tasks waited, runnable, for a CPU
-    (the second figure of ``/proc/PID/task/TID/schedstat``, in nanoseconds), the largest reading of
-    each task kept, so a task that has ended still counts. Read at most every few milliseconds."""
+    """The run delay of a call's process tree: how long its tasks waited, runnable, for a CPU (the
+    second figure of ``/proc/PID/task/TID/schedstat``, in nanoseconds; the first is their time on a
+    CPU), the largest reading of each task kept, so a task that has ended still counts. Read at most
+    every few milliseconds.
 
-    __slots__ = ("root", "by_task", "read_at", "readable")
+    The wall time the call lost (``lost``) lies between the most any one task waited (tasks waiting
+    at once) and the sum over the tasks (one waiting after another: the sandbox, a wrapper, then the
+    program): the sum, but no more than the wall time its tasks were not on a CPU, and never less
+    than the most of one task. So a chain of processes is credited every wait, and a program cannot
+    gain time by running many threads that wait at once."""
+
+    __slots__ = ("root", "started", "delay", "on_cpu", "moved", "pending", "read_at", "readable")
 
     MIN_GAP = 0.005
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, started: float) -> None:
         self.root = root
-        self.by_task: dict[int, int] = {}
+        self.started = started
+        self.delay: dict[int, int] = {}
+        self.on_cpu: dict[int, int] = {}
+        self.moved: dict[int, float] = {}
+        """When each task was last seen on a CPU or not runnable."""
+        self.pending: dict[int, float] = {}
+        """Seconds each task has been waiting since, runnable and not run: the kernel adds a wait to
+        the run delay only when it ends (the task gets a CPU), so a wait still going on is counted here."""
         self.read_at = -math.inf
         self.readable = False
         """Whether any reading succeeded (else the machine gives no run delays: the wall clock rules)."""
 
+    def _waited(self) -> list[float]:
+        return [delay / 1e9 + self.pending.get(tid, 0.0) for tid, delay in self.delay.items()]
+
     @property
     def total(self) -> float:
         """Seconds waited, summed over the tasks."""
-        return sum(self.by_task.values()) / 1e9
+        return sum(self._waited())
 
-    @property
-    def lost(self) -> float:
-        """Seconds of wall time lost: the most any one task waited."""
-        return max(self.by_task.values(), default=0) / 1e9
+    def lost(self, now: float) -> float:
+        """Seconds of wall time lost to waiting for a CPU, by ``now`` (a monotonic time)."""
+        waited = self._waited()
+        most = max(waited, default=0.0)
+        idle = now - self.started - sum(self.on_cpu.values()) / 1e9
+        return max(0.0, min(sum(waited), max(most, idle)))
 
     def sample(self, now: float, force: bool = False) -> None:
         if not force and now - self.read_at < self.MIN_GAP:
@@ -591,15 +613,24 @@ class _Waits:
             for task in tasks:
                 try:
                     with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as file:
-                        delay = int(file.read().split()[1])
+                        figures = file.read().split()
+                    on_cpu, delay = int(figures[0]), int(figures[1])
+                    with open(f"/proc/{pid}/task/{task}/stat", "rb") as file:
+                        runnable = file.read().rsplit(b")", 1)[1].split()[0] == b"R"
                     with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
                         pending.extend(int(child) for child in file.read().split())
                 except (OSError, ValueError, IndexError):
                     continue
                 self.readable = True
                 tid = int(task)
-                if delay > self.by_task.get(tid, -1):
-                    self.by_task[tid] = delay
+                ran = on_cpu > self.on_cpu.get(tid, -1) or delay > self.delay.get(tid, -1)
+                if ran or not runnable:
+                    self.moved[tid] = now
+                    self.pending[tid] = 0.0
+                else:
+                    self.pending[tid] = now - self.moved.get(tid, now)
+                self.delay[tid] = max(delay, self.delay.get(tid, -1))
+                self.on_cpu[tid] = max(on_cpu, self.on_cpu.get(tid, -1))
 
 
 class _Stream:
@@ -654,7 +685,7 @@ class _Stream:
             if self.waits is not None:
                 if lines:
                     self.waits.sample(now)
-                waited = self.waits.lost
+                waited = self.waits.lost(now)
             self.newlines.append((done, now, waited))
             if self.keep_tail is not None and len(self.data) > 2 * self.keep_tail:
                 del self.data[: len(self.data) - self.keep_tail]
@@ -827,7 +858,7 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
         _limit_resources(process.pid, wanted, after_start)
     pgid = process.pid  # start_new_session: the child leads its own group
     assert process.stdout is not None and process.stderr is not None
-    waits = _Waits(process.pid)
+    waits = _Waits(process.pid, started)
     out = _Stream(process.stdout.fileno(), limits.stdout_bytes, None, waits)
     err = _Stream(process.stderr.fileno(), limits.stderr_bytes, STDERR_TAIL_BYTES)
     exited = False
@@ -876,7 +907,7 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
     peak = max(usage.peak_kib, live.peak_kib) * 1024
     cores = os.cpu_count() if run_queue is not None else None
     spawn_argv = tuple(spawn) if spawn is not argv else ()
-    waited = round(min(waits.lost, elapsed), 4) if waits.readable else None
+    waited = round(min(waits.lost(ended), elapsed), 4) if waits.readable else None
     run_delay = round(waits.total, 4) if waits.readable else None
 
     def result(verdict: Verdict, detail: str, answer_move: int | None = None,
@@ -896,7 +927,7 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
         if not exited:
             return result(
                 Verdict.TIME,
-                f"no answer within {clock.seconds:g} s (+ {clock.grace:g} s grace); killed",
+                f"no answer within {clock.limit:g} s (+ {clock.grace * clock.scale:g} s grace); killed",
             )
         return result(Verdict.NO_ANSWER, _no_answer_detail(exit_status, lines, out.total, stderr_tail))
     verdict, detail = check_answer(position, answer.move, answer.board, answer.text)
@@ -906,7 +937,7 @@ def _run_once(argv: list[str], position: Position, clock: Clock, limits: Limits,
                                     "still running at the deadline; killed (its last answer counts)"))
     # When the answer came, on the program's own clock (the time it waited for a CPU not counted).
     arrived = out.line_time(answer.line_number)  # None: the last line, ended by the exit
-    when, lost = arrived if arrived is not None else (ended, waits.lost)
+    when, lost = arrived if arrived is not None else (ended, waits.lost(ended))
     answered_after = max(0.0, min(when - started, elapsed) - lost)
     return result(verdict, detail, answer.move, answer.board, warnings, answered_after)
 
@@ -939,7 +970,7 @@ def _supervise(process: subprocess.Popen[bytes], out: _Stream, err: _Stream, sta
                 out.read_available()
                 err.read_available()
                 return not (out.over_cap or err.over_cap)
-            remaining = min(allowed - (now - started - waits.lost), cap - now)
+            remaining = min(allowed - (now - started - waits.lost(now)), cap - now)
             if remaining <= 0:
                 out.read_available()
                 err.read_available()
