@@ -166,3 +166,30 @@ def test_validation_tournaments_and_classes_replay_starved_calls_by_default() ->
     assert Validator(None, "p", settings).limits.replay_stalls is True
     assert Validator(None, "p", dataclasses.replace(settings, replay_stalls=False)).limits.replay_stalls is False
     assert Job(GameSettings(), "off", 1, 1, ()).limits(False).replay_stalls is True  # type: ignore[arg-type]
+
+
+def test_a_stuck_turn_delays_a_call_by_its_patience_once_and_never_blocks_it(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    """A process that holds the machine's turnstile and never lets go (stopped, say) costs this
+    process one wait of TURN_PATIENCE; its calls then run without turns."""
+
+    from harness.referee import referee
+
+    monkeypatch.setattr(referee, "TURN_PATIENCE", 0.5)
+    monkeypatch.setattr(referee, "_TURN_FOLDER", str(tmp_path))  # this test's turns alone: other tests run beside it
+    monkeypatch.setattr(referee, "_TURNS_BROKEN", False)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(tmp_path / f'arena-{os.getuid()}-calls.turnstile')!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        started = time.monotonic()
+        first = ask([sys.executable, str(FAKES / "computes.py")], SEED, Clock(1, 0.5), Limits())
+        second = ask([sys.executable, str(FAKES / "computes.py")], SEED, Clock(1, 0.5), Limits())
+        assert (first.verdict, second.verdict) == (Verdict.OK, Verdict.OK)
+        assert referee._TURNS_BROKEN is True and time.monotonic() - started < 30
+    finally:
+        holder.kill()
+        holder.wait()

@@ -750,6 +750,44 @@ _TURN_FOLDER = "/dev/shm" if os.path.isdir("/dev/shm") else "/tmp"
 """Where the turn files are: one place for the whole machine, whatever $TMPDIR a run was given."""
 
 
+TURN_PATIENCE = 30.0
+"""Seconds a call waits for its turn (a replay in progress, or calls in progress before a replay)
+before it runs without turns: a turn held for longer is stuck (a stopped process holding it), and
+this process then leaves turns alone for the rest of its life."""
+_TURNS_BROKEN = False
+_HELD: set[int] = set()
+"""Turn descriptors held by this process: closed in a forked child, which must not keep them."""
+
+
+def _forget_turns() -> None:
+    for fd in list(_HELD):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_turns)
+
+
+def _flock(fd: int, operation: int, until: float) -> bool:
+    """``flock`` without blocking past ``until`` (a monotonic time); whether it was taken."""
+    pause = 0.002
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= until:
+                return False
+            time.sleep(pause)
+            pause = min(0.05, pause * 2)
+        except OSError:
+            return False
+
+
 @contextlib.contextmanager
 def machine_turn(alone: bool) -> Iterator[None]:
     """Hold a turn on this machine for one engine call: shared with every other call of this user's
@@ -757,37 +795,39 @@ def machine_turn(alone: bool) -> Iterator[None]:
     none of them: a starved call's replay waits until the calls in progress end, and no new call
     starts until it is done (``fcntl.flock`` on two files in ``_TURN_FOLDER``: a turnstile that
     a waiting replay holds, so a stream of new calls cannot keep it out). Where the files cannot be
-    opened, calls run without turns."""
-    if getattr(_TURN_LOCAL, "held", False):  # a nested call (a judge asked inside a turn): one turn
+    opened, or a turn is not had within ``TURN_PATIENCE``, calls run without turns."""
+    global _TURNS_BROKEN
+    if getattr(_TURN_LOCAL, "held", False) or _TURNS_BROKEN:  # nested, or turns are stuck here
         yield
         return
     base = os.path.join(_TURN_FOLDER, f"arena-{os.getuid()}-calls")
     flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    opened: list[int] = []
     try:
-        turnstile = os.open(base + ".turnstile", flags, 0o600)
+        for suffix in (".turnstile", ".lock"):
+            opened.append(os.open(base + suffix, flags, 0o600))
+            _HELD.add(opened[-1])
     except OSError:
-        yield
-        return
+        pass
     try:
-        turns = os.open(base + ".lock", flags, 0o600)
-    except OSError:
-        os.close(turnstile)
-        yield
-        return
-    try:
-        fcntl.flock(turnstile, fcntl.LOCK_EX)
-        try:
-            fcntl.flock(turns, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        finally:
-            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        had = False
+        if len(opened) == 2:
+            turnstile, turns = opened
+            until = time.monotonic() + TURN_PATIENCE
+            if _flock(turnstile, fcntl.LOCK_EX, until):
+                had = _flock(turns, fcntl.LOCK_EX if alone else fcntl.LOCK_SH, until)
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+            if not had:
+                _TURNS_BROKEN = True
         _TURN_LOCAL.held = True
         try:
             yield
         finally:
             _TURN_LOCAL.held = False
     finally:
-        os.close(turns)  # closing the last descriptor of the open file releases its lock
-        os.close(turnstile)
+        for fd in opened:  # closing the last descriptor of the open file releases its lock
+            _HELD.discard(fd)
+            os.close(fd)
 
 
 def _with_capsule(result: CallResult, position: Position, clock: Clock, limits: Limits, command_length: int,
