@@ -508,11 +508,9 @@ def _reap_child(process: subprocess.Popen[bytes], usage: _Usage, timeout: float 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _tree_usage(root: int) -> tuple[_Usage, int]:
-    """The live process tree under ``root`` (Linux /proc): CPU seconds of its processes and of the
-    children they reaped, their largest peak resident set (VmHWM), and how many are running."""
-    usage = _Usage()
-    running = 0
+def _tree(root: int) -> Iterator[tuple[int, list[str]]]:
+    """Each live process of the tree under ``root`` (Linux /proc), as (pid, its task ids); its
+    children, found through every task's ``children`` file, come after it."""
     pending = [root]
     seen: set[int] = set()
     while pending:
@@ -521,6 +519,25 @@ def _tree_usage(root: int) -> tuple[_Usage, int]:
             continue
         seen.add(pid)
         try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        yield pid, tasks
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
+                    pending.extend(int(child) for child in file.read().split())
+            except (OSError, ValueError):
+                continue
+
+
+def _tree_usage(root: int) -> tuple[_Usage, int]:
+    """The live process tree under ``root`` (Linux /proc): CPU seconds of its processes and of the
+    children they reaped, their largest peak resident set (VmHWM), and how many are running."""
+    usage = _Usage()
+    running = 0
+    for pid, _tasks in _tree(root):
+        try:
             with open(f"/proc/{pid}/stat", "rb") as file:
                 fields = file.read().rsplit(b")", 1)[1].split()
             with open(f"/proc/{pid}/status", "rb") as file:
@@ -528,9 +545,6 @@ def _tree_usage(root: int) -> tuple[_Usage, int]:
                     if line.startswith(b"VmHWM:"):
                         usage.peak_kib = max(usage.peak_kib, int(line.split()[1]))
                         break
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
-                    pending.extend(int(child) for child in file.read().split())
         except (OSError, ValueError, IndexError):
             continue
         # After the name: state (0), ..., utime (11), stime (12), cutime (13), cstime (14), in ticks.
@@ -599,17 +613,7 @@ class _Waits:
         if not force and now - self.read_at < self.MIN_GAP:
             return
         self.read_at = now
-        pending = [self.root]
-        seen: set[int] = set()
-        while pending:
-            pid = pending.pop()
-            if pid in seen:
-                continue
-            seen.add(pid)
-            try:
-                tasks = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
+        for pid, tasks in _tree(self.root):
             for task in tasks:
                 try:
                     with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as file:
@@ -617,8 +621,6 @@ class _Waits:
                     on_cpu, delay = int(figures[0]), int(figures[1])
                     with open(f"/proc/{pid}/task/{task}/stat", "rb") as file:
                         runnable = file.read().rsplit(b")", 1)[1].split()[0] == b"R"
-                    with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
-                        pending.extend(int(child) for child in file.read().split())
                 except (OSError, ValueError, IndexError):
                     continue
                 self.readable = True
