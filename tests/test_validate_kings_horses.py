@@ -332,3 +332,25 @@ def test_sizes_are_not_options_here(option: str) -> None:
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (f"arena: error: invalid {option} 8: kings-horses validation draws its own positions "
                            "(coordinates 1..8, 1..15 and 1..30); leave it out\n")
+
+
+def test_a_call_the_machine_starved_is_not_judged_never_late() -> None:
+    from harness.referee.protocol import Verdict
+    from harness.referee.referee import CallResult
+    from harness.validate.kings_horses import Asked, KingsHorsesValidator, seed_case
+
+    stall = ("starved: waited 40.00 s for a CPU in 42.00 s of wall time, 0.50 s on a CPU; its own time 2.00 s of "
+             "the 10.5 s allowed had not run out")
+    starved = CallResult(Verdict.TIME, None, None, 42.0, None, True, "no answer", ("p",), stall=stall, replays=2)
+    answered = CallResult(Verdict.OK, None, None, 3.0, 0, False, "", ("p",), waited=2.5)
+    settings = ValidationSettings(GameSettings(game="kings-horses", time=10))
+    validator = KingsHorsesValidator(None, "p", settings, None)
+    time = validator.time([Asked(seed_case(), starved, []), Asked(seed_case(), answered, ["BLACK WILL WIN"])])
+    checks = {check.id: check for check in time.checks}
+    assert checks["machine-overloaded"].judged is False and checks["machine-overloaded"].detail == (
+        "1 of 2 calls could not be judged: not judged: the machine was overloaded (waited 40.00 s for a CPU in 42.00 "
+        "s of wall time, 0.50 s on a CPU; its own time 2.00 s of the 10.5 s allowed had not run out; run again "
+        "alone 2 times)")
+    assert checks["band-hand-made"].passed  # the starved call is not late
+    assert checks["band-hand-made"].detail.endswith("1 answered, mean 0.500 s, max 0.500 s")  # its own time
+    assert time.summary == "all 1 calls answered in time; per band: hand-made mean 0.50 s"

@@ -38,7 +38,8 @@ from harness.referee.referee import CallResult, Limits, resolve_interpreter, run
 from harness.rng import Rng
 from harness.text import excerpt
 from harness.validate.validator import (Category, Check, Place, Proves, Role, Status, ValidationReport,
-                                        ValidationSettings, kind_of, make_category, summary, where)
+                                        ValidationSettings, kind_of, make_category, overloaded, summary,
+                                        where)
 
 ROLES = {"protocol": Role.REQUIRED, "correctness": Role.REQUIRED, "time": Role.REQUIRED, "moves": Role.GRADED}
 """The categories, in report order, with their roles (harness.validate.validator.Role)."""
@@ -322,6 +323,7 @@ class KingsHorsesValidator:
             evidence = self.evidence(item, expected)
             if not item.ran:
                 detail = ("not judged: the program did not start" if item.result.verdict is Verdict.FAILED_TO_START
+                          else overloaded(item.result) if item.result.stall
                           else f"not judged: no answer within {self.settings.seconds:g} s (counted under time)"
                           if item.result.verdict is Verdict.TIME else f"not judged: {item.result.detail}")
                 category.checks.append(Check(case.id, False, detail, judged=False, **evidence))
@@ -358,7 +360,17 @@ class KingsHorsesValidator:
         """Answer times per band (efficiency is graded), and every answer within the limit."""
         category = make_category("time", ROLES)
         limit = self.settings.seconds
-        ran = [item for item in asked if item.result.verdict is not Verdict.FAILED_TO_START]
+        started = [item for item in asked if item.result.verdict is not Verdict.FAILED_TO_START]
+        starved = [item for item in started if item.result.stall]
+        ran = [item for item in started if not item.result.stall]  # a starved call is not judged, never late
+        if starved:
+            category.checks.append(Check(
+                "machine-overloaded", False,
+                f"{len(starved)} of {len(started)} calls could not be judged: {overloaded(starved[0].result)}",
+                expected="every call judged on the program's own time", judged=False))
+        if not ran and starved:
+            category.summary = "not judged: the machine was overloaded"
+            return category
         if not ran:
             category.checks.append(Check("every-answer-in-time", False, "not judged: the program never started",
                                          judged=False))
@@ -370,7 +382,7 @@ class KingsHorsesValidator:
             if not group:
                 continue
             late = [item for item in group if item.result.verdict is Verdict.TIME]
-            times = [item.result.seconds for item in group if item.result.verdict is not Verdict.TIME]
+            times = [item.result.own_seconds for item in group if item.result.verdict is not Verdict.TIME]
             what = ("the seed example, no-move, blocking, colours" if not top else
                     f"coordinates 1..{top}" + (", close races" if band == "close" else ""))
             text = (f"{band} ({what}): "
